@@ -1,0 +1,40 @@
+import type { Config } from './config.ts';
+import type { Services } from './services.ts';
+import { openStore, type StoreOptions } from './store/index.ts';
+import { AccessTokens } from './identity/access-tokens.ts';
+import { PasswordHasher } from './identity/passwords.ts';
+import { AuthService } from './identity/auth-service.ts';
+import { UserService } from './identity/user-service.ts';
+import { ApiTokenService } from './identity/api-token-service.ts';
+import { ProjectService } from './projects/project-service.ts';
+import { RateLimiter } from './http/rate-limit/rate-limiter.ts';
+import { MemoryCounterStore } from './http/rate-limit/counter-store.ts';
+import { RedisCounterStore } from './http/rate-limit/redis-counter-store.ts';
+
+/** The composition root: builds the store and every service from the configuration. */
+export async function createServices(config: Config, storeOptions: StoreOptions = {}): Promise<Services> {
+  const store = openStore(config.databaseUrl, storeOptions);
+  await store.migrate();
+  const passwords = new PasswordHasher(config.bcryptRounds);
+  const projects = new ProjectService(store);
+  const counters = config.redisUrl ? new RedisCounterStore(config.redisUrl) : new MemoryCounterStore();
+  return {
+    config,
+    store,
+    projects,
+    auth: new AuthService({
+      store,
+      passwords,
+      accessTokens: new AccessTokens(config.jwtSecret, config.jwtAccessExpiresInSeconds),
+      refreshLifetimeSeconds: config.jwtRefreshExpiresInSeconds,
+    }),
+    users: new UserService({ store, passwords }),
+    apiTokens: new ApiTokenService(store, projects),
+    rateLimiter: new RateLimiter(counters),
+  };
+}
+
+export async function closeServices(services: Services): Promise<void> {
+  await services.rateLimiter.close();
+  await services.store.close();
+}

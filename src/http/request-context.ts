@@ -1,0 +1,85 @@
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import fp from 'fastify-plugin';
+import { AppError, unauthorized } from '../errors.ts';
+import type { Principal } from '../access/principal.ts';
+import type { AuthService } from '../identity/auth-service.ts';
+import type { RateLimiter } from './rate-limit/rate-limiter.ts';
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    /** The authenticated principal, or null for anonymous requests. */
+    principal: Principal | null;
+  }
+  interface FastifyContextConfig {
+    /** `public` routes take no bearer credential (health, /auth/*, docs); everything else requires one. */
+    access?: 'public';
+    /** `auth` routes are counted against the separate, stricter /auth/* limit. */
+    rateLimitGroup?: 'auth';
+  }
+}
+
+export interface RequestContextOptions {
+  auth: AuthService;
+  rateLimiter: RateLimiter;
+  limitPerMinute: number;
+  authLimitPerMinute: number;
+}
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+
+/**
+ * One onRequest hook for every route (unknown routes included): identify the caller, count the
+ * request against its rate limit (headers on every response, errors too), then refuse anonymous
+ * access to protected routes. It runs before the body is parsed, so a request that will be
+ * refused costs no parsing.
+ */
+async function requestContext(app: FastifyInstance, options: RequestContextOptions): Promise<void> {
+  app.decorateRequest('principal', null);
+
+  app.addHook('onRequest', async (request, reply) => {
+    const config = request.routeOptions.config;
+    let authError: AppError | null = null;
+    if (config.access !== 'public') {
+      try {
+        request.principal = await identify(request, options.auth);
+      } catch (error) {
+        if (!(error instanceof AppError)) throw error;
+        authError = error;
+      }
+    }
+
+    const group = config.rateLimitGroup === 'auth' ? 'auth' : 'api';
+    const subject = request.principal ? `${request.principal.kind}:${request.principal.id}` : `ip:${request.ip}`;
+    const limit = group === 'auth' ? options.authLimitPerMinute : options.limitPerMinute;
+    const decision = await options.rateLimiter.hit(`${group}:${subject}`, limit);
+    reply.header('X-RateLimit-Limit', decision.limit);
+    reply.header('X-RateLimit-Remaining', decision.remaining);
+    reply.header('X-RateLimit-Reset', decision.resetAt);
+    if (!decision.allowed) {
+      throw new AppError('RATE_LIMITED', `Rate limit exceeded: retry in ${decision.retryAfter} seconds`, {
+        'Retry-After': String(decision.retryAfter),
+      });
+    }
+
+    // Unknown routes answer 404 whoever asks; known protected routes need a principal.
+    if (config.access !== 'public' && request.is404 !== true && !request.principal) {
+      throw authError ?? unauthorized('Missing bearer token: send Authorization: Bearer <token>');
+    }
+  });
+}
+
+async function identify(request: FastifyRequest, auth: AuthService): Promise<Principal | null> {
+  const header = request.headers.authorization;
+  if (header === undefined) return null;
+  const match = BEARER.exec(header);
+  if (!match?.[1]) throw unauthorized('Malformed Authorization header: expected "Bearer <token>"');
+  return auth.authenticate(match[1]);
+}
+
+export const requestContextPlugin = fp(requestContext, { name: 'request-context' });
+
+/** The principal of a protected route's request (the hook above guarantees one). */
+export function principalOf(request: FastifyRequest): Principal {
+  if (!request.principal) throw unauthorized();
+  return request.principal;
+}

@@ -1,0 +1,64 @@
+import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
+import { AppError, unauthorized } from '../errors.ts';
+import type { Role } from '../store/index.ts';
+
+export interface AccessClaims {
+  sub: string;
+  email: string;
+  role: Role;
+  type: 'access';
+  iat: number;
+  exp: number;
+}
+
+const ROLES: readonly string[] = ['admin', 'editor', 'viewer'];
+
+/** Issues and verifies HS256 JWT access tokens with the claims SPEC.md lists. */
+export class AccessTokens {
+  private readonly key: Uint8Array;
+  private readonly lifetimeSeconds: number;
+  private readonly now: () => number;
+
+  constructor(secret: string, lifetimeSeconds: number, now: () => number = Date.now) {
+    this.key = new TextEncoder().encode(secret);
+    this.lifetimeSeconds = lifetimeSeconds;
+    this.now = now;
+  }
+
+  async issue(user: { id: string; email: string; role: Role }): Promise<string> {
+    const iat = Math.floor(this.now() / 1000);
+    return new SignJWT({ email: user.email, role: user.role, type: 'access' })
+      .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+      .setSubject(user.id)
+      .setIssuedAt(iat)
+      .setExpirationTime(iat + this.lifetimeSeconds)
+      .sign(this.key);
+  }
+
+  /** Verifies signature, algorithm (HS256 only: `none` and others are refused), expiry and claims. */
+  async verify(token: string): Promise<AccessClaims> {
+    let payload: Record<string, unknown>;
+    try {
+      ({ payload } = await jwtVerify(token, this.key, {
+        algorithms: ['HS256'],
+        currentDate: new Date(this.now()),
+      }));
+    } catch (error) {
+      if (error instanceof joseErrors.JWTExpired) throw new AppError('TOKEN_EXPIRED', 'Access token expired');
+      throw unauthorized('Invalid access token');
+    }
+    const { sub, email, role, type, iat, exp } = payload;
+    if (
+      type !== 'access' ||
+      typeof sub !== 'string' ||
+      typeof email !== 'string' ||
+      typeof role !== 'string' ||
+      !ROLES.includes(role) ||
+      typeof iat !== 'number' ||
+      typeof exp !== 'number'
+    ) {
+      throw unauthorized('Invalid access token');
+    }
+    return { sub, email, role: role as Role, type, iat, exp };
+  }
+}

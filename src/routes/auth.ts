@@ -1,0 +1,77 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { Services } from '../services.ts';
+import { errorResponses, sessionSchema } from '../http/schemas.ts';
+import type { Session } from '../identity/auth-service.ts';
+
+const refreshBody = {
+  type: 'object',
+  properties: { refreshToken: { type: 'string', minLength: 1, maxLength: 512 } },
+  required: ['refreshToken'],
+  additionalProperties: false,
+} as const;
+
+const publicAuth = { access: 'public', rateLimitGroup: 'auth' } as const;
+
+function sessionView(session: Session) {
+  const { user } = session;
+  return {
+    accessToken: session.accessToken,
+    refreshToken: session.refreshToken,
+    user: { id: user.id, email: user.email, name: user.name, role: user.role, created_at: user.createdAt, updated_at: user.updatedAt },
+  };
+}
+
+export const authRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
+  app.post<{ Body: { email: string; password: string } }>(
+    '/auth/login',
+    {
+      config: publicAuth,
+      schema: {
+        tags: ['auth'],
+        summary: 'Sign in with email and password',
+        body: {
+          type: 'object',
+          properties: { email: { type: 'string', minLength: 1, maxLength: 254 }, password: { type: 'string', minLength: 1, maxLength: 1024 } },
+          required: ['email', 'password'],
+          additionalProperties: false,
+        },
+        response: { 200: sessionSchema, ...errorResponses(400, 401) },
+      },
+    },
+    async (request) => sessionView(await services.auth.login(request.body.email, request.body.password)),
+  );
+
+  app.post<{ Body: { refreshToken: string } }>(
+    '/auth/refresh',
+    {
+      config: publicAuth,
+      schema: {
+        tags: ['auth'],
+        summary: 'Exchange a refresh token for a new token pair (the old refresh token is invalidated)',
+        body: refreshBody,
+        response: { 200: sessionSchema, ...errorResponses(400, 401) },
+      },
+    },
+    async (request) => sessionView(await services.auth.refresh(request.body.refreshToken)),
+  );
+
+  app.post<{ Body: { refreshToken: string } }>(
+    '/auth/logout',
+    {
+      config: publicAuth,
+      schema: {
+        tags: ['auth'],
+        summary: 'Revoke a refresh token',
+        body: refreshBody,
+        response: {
+          200: { type: 'object', properties: { ok: { type: 'boolean', const: true } }, required: ['ok'] },
+          ...errorResponses(400),
+        },
+      },
+    },
+    async (request) => {
+      await services.auth.logout(request.body.refreshToken);
+      return { ok: true };
+    },
+  );
+};

@@ -1,0 +1,53 @@
+import { readFileSync } from 'node:fs';
+import type { FastifyInstance } from 'fastify';
+import type { Config } from './config.ts';
+import type { Services } from './services.ts';
+import { closeServices, createServices } from './composition.ts';
+import { buildApp } from './http/app.ts';
+import { bootstrapAdmin } from './identity/bootstrap-admin.ts';
+import { describeDatabaseUrl } from './store/index.ts';
+import { API_PREFIX } from './http/openapi.ts';
+import { DEFAULT_JWT_SECRET } from './config.ts';
+
+export function packageVersion(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+  return pkg.version;
+}
+
+export interface RunningServer {
+  app: FastifyInstance;
+  services: Services;
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Builds everything from the configuration, creates the first admin if needed, and listens. */
+export async function startServer(config: Config, out: (line: string) => void = (line) => process.stdout.write(`${line}\n`)): Promise<RunningServer> {
+  const services = await createServices(config);
+  const admin = await bootstrapAdmin(config, services.store, services.users);
+  const app = await buildApp(services, { logger: true, version: packageVersion() });
+  const address = await app.listen({ port: config.port, host: config.host });
+  const url = `${address}${API_PREFIX}`;
+
+  out(`Content service listening on ${url} (database: ${describeDatabaseUrl(config.databaseUrl)})`);
+  out(`API docs: ${url}/docs`);
+  if (config.jwtSecret === DEFAULT_JWT_SECRET) out('Warning: JWT_SECRET is not set; the development default is in use.');
+  if (admin?.generatedPassword) {
+    out(`First start: created admin ${admin.email} with the password below. It is shown only this once.`);
+    out(`  ${admin.generatedPassword}`);
+  } else if (admin) {
+    out(`First start: created admin ${admin.email} from ADMIN_EMAIL/ADMIN_PASSWORD.`);
+  }
+
+  let closing: Promise<void> | undefined;
+  return {
+    app,
+    services,
+    url,
+    close: () =>
+      (closing ??= (async () => {
+        await app.close();
+        await closeServices(services);
+      })()),
+  };
+}

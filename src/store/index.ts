@@ -1,0 +1,29 @@
+import { openSqliteDatabase } from './sqlite/sqlite-database.ts';
+import { openPostgresDatabase } from './postgres/postgres-database.ts';
+import { createStoreOn, type Store } from './store.ts';
+
+export type { Store, Repositories } from './store.ts';
+export type * from './records.ts';
+
+export interface StoreOptions {
+  /** PostgreSQL only: the schema to use (tests create one per run). */
+  schema?: string;
+}
+
+/** Opens the store that DATABASE_URL names: `sqlite:<file>` or `postgres://...`. */
+export function openStore(databaseUrl: string, options: StoreOptions = {}): Store {
+  if (databaseUrl.startsWith('sqlite:')) return createStoreOn(openSqliteDatabase(databaseUrl.slice('sqlite:'.length)));
+  return createStoreOn(openPostgresDatabase(databaseUrl, options));
+}
+
+/** A URL safe to print: the password of a PostgreSQL URL is masked. */
+export function describeDatabaseUrl(databaseUrl: string): string {
+  if (databaseUrl.startsWith('sqlite:')) return databaseUrl;
+  try {
+    const url = new URL(databaseUrl);
+    if (url.password) url.password = '***';
+    return url.toString();
+  } catch {
+    return 'postgres://(unparseable url)';
+  }
+}

@@ -1,0 +1,70 @@
+import BetterSqlite3 from 'better-sqlite3';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Database, SqlExecutor } from '../sql.ts';
+import { SerialQueue } from './serial-queue.ts';
+
+type Connection = BetterSqlite3.Database;
+
+function executor(conn: Connection): SqlExecutor {
+  return {
+    dialect: 'sqlite',
+    all: async <T>(sql: string, params: readonly unknown[] = []) => conn.prepare(sql).all(...params) as T[],
+    get: async <T>(sql: string, params: readonly unknown[] = []) => conn.prepare(sql).get(...params) as T | undefined,
+    run: async (sql: string, params: readonly unknown[] = []) => conn.prepare(sql).run(...params).changes,
+  };
+}
+
+function open(file: string, readonly: boolean): Connection {
+  const conn = new BetterSqlite3(file, { readonly });
+  conn.pragma('busy_timeout = 5000');
+  if (!readonly) {
+    conn.pragma('journal_mode = WAL');
+    conn.pragma('synchronous = NORMAL');
+    conn.pragma('foreign_keys = ON');
+  }
+  return conn;
+}
+
+/**
+ * SQLite through better-sqlite3 in WAL mode. better-sqlite3 is synchronous, but our transactions
+ * are async functions; so every write goes through one writer connection, one transaction or
+ * statement at a time (a queue), while plain reads use a second connection that WAL keeps
+ * isolated from the writer's uncommitted changes.
+ */
+export function openSqliteDatabase(file: string): Database {
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
+  const writer = open(file, false);
+  // A reader on a separate connection only works for files; ':memory:' would be a different database.
+  const reader = file === ':memory:' ? writer : open(file, false);
+  const writes = new SerialQueue();
+  const write = executor(writer);
+  const read = executor(reader);
+
+  return {
+    dialect: 'sqlite',
+    all: read.all,
+    get: read.get,
+    run: (sql, params) => writes.run(() => write.run(sql, params)),
+    transaction: <T>(fn: (tx: SqlExecutor) => Promise<T>) =>
+      writes.run(async () => {
+        writer.exec('BEGIN IMMEDIATE');
+        try {
+          const result = await fn(write);
+          writer.exec('COMMIT');
+          return result;
+        } catch (error) {
+          if (writer.inTransaction) writer.exec('ROLLBACK');
+          throw error;
+        }
+      }),
+    exec: (script) => writes.run(async () => void writer.exec(script)),
+    // One process owns a SQLite file's writer; BEGIN IMMEDIATE inside migrate serializes the rest.
+    withMigrationLock: (fn) => fn(),
+    close: async () => {
+      await writes.idle();
+      if (reader !== writer) reader.close();
+      writer.close();
+    },
+  };
+}

@@ -1,0 +1,47 @@
+import type { Database, Dialect, SqlExecutor } from './sql.ts';
+import { migrate, type MigrationResult } from './migrate.ts';
+import { UserRepository } from './repos/users.ts';
+import { ProjectRepository } from './repos/projects.ts';
+import { RefreshTokenRepository } from './repos/refresh-tokens.ts';
+import { ApiTokenRepository } from './repos/api-tokens.ts';
+
+/** The repositories, bound either to the database or to one open transaction. */
+export interface Repositories {
+  readonly users: UserRepository;
+  readonly projects: ProjectRepository;
+  readonly refreshTokens: RefreshTokenRepository;
+  readonly apiTokens: ApiTokenRepository;
+}
+
+/**
+ * The async, dialect-neutral storage interface the services depend on. SQL lives below it only.
+ */
+export interface Store extends Repositories {
+  readonly dialect: Dialect;
+  /** Runs `fn` with repositories bound to one transaction; nothing is written if it throws. */
+  transaction<T>(fn: (tx: Repositories) => Promise<T>): Promise<T>;
+  migrate(): Promise<MigrationResult>;
+  /** Resolves when the database answers; used by health checks. */
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+function repositories(db: SqlExecutor): Repositories {
+  return {
+    users: new UserRepository(db),
+    projects: new ProjectRepository(db),
+    refreshTokens: new RefreshTokenRepository(db),
+    apiTokens: new ApiTokenRepository(db),
+  };
+}
+
+export function createStoreOn(db: Database): Store {
+  return {
+    ...repositories(db),
+    dialect: db.dialect,
+    transaction: (fn) => db.transaction((tx) => fn(repositories(tx))),
+    migrate: () => migrate(db),
+    ping: async () => void (await db.get('SELECT 1 AS ok')),
+    close: () => db.close(),
+  };
+}
