@@ -17,7 +17,7 @@ export async function createServices(config: Config, storeOptions: StoreOptions 
   await store.migrate();
   const passwords = new PasswordHasher(config.bcryptRounds);
   const projects = new ProjectService(store);
-  const counters = config.redisUrl ? new RedisCounterStore(config.redisUrl) : new MemoryCounterStore();
+  const counters = config.redisUrl ? new RedisCounterStore(config.redisUrl, `${config.redisKeyPrefix}rl:`) : new MemoryCounterStore();
   return {
     config,
     store,

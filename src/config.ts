@@ -13,6 +13,8 @@ export interface Config {
   /** `sqlite:<file>` resolved to a path, or a postgres:// URL. */
   readonly databaseUrl: string;
   readonly redisUrl: string | undefined;
+  /** Prefix of every Redis key, so deployments can share one Redis. */
+  readonly redisKeyPrefix: string;
   readonly jwtSecret: string;
   readonly jwtAccessExpiresInSeconds: number;
   readonly jwtRefreshExpiresInSeconds: number;
@@ -92,6 +94,7 @@ export function loadConfig(env: Env = process.env): Config {
     dataDir,
     databaseUrl: databaseUrl.startsWith('sqlite:') ? `sqlite:${resolve(databaseUrl.slice('sqlite:'.length))}` : databaseUrl,
     redisUrl: optional(env, 'REDIS_URL'),
+    redisKeyPrefix: env.REDIS_KEY_PREFIX || 'cms:',
     jwtSecret,
     jwtAccessExpiresInSeconds: parseDurationSeconds('JWT_ACCESS_EXPIRES_IN', env.JWT_ACCESS_EXPIRES_IN || '15m'),
     jwtRefreshExpiresInSeconds: parseDurationSeconds('JWT_REFRESH_EXPIRES_IN', env.JWT_REFRESH_EXPIRES_IN || '7d'),

@@ -25,7 +25,7 @@ export async function bootstrapAdmin(config: Config, store: Store, users: UserSe
   } catch (error) {
     // Another instance starting at the same moment created it first.
     if (error instanceof AppError && error.code === 'CONFLICT') return null;
-    if (error instanceof AppError) throw new Error(`Cannot create the first admin from ADMIN_EMAIL/ADMIN_PASSWORD: ${error.message}`);
+    if (error instanceof AppError) throw new Error(`Cannot create the first admin from ADMIN_EMAIL/ADMIN_PASSWORD: ${error.message}`, { cause: error });
     throw error;
   }
   return generatedPassword === undefined ? { email } : { email, generatedPassword };

@@ -13,30 +13,29 @@ const CREATE_TABLE = `CREATE TABLE IF NOT EXISTS schema_migrations (
 )`;
 
 /**
- * Applies the migrations the database has not seen, each in its own transaction, under a lock so
- * that several instances starting at once apply each migration exactly once.
+ * Applies the migrations the database has not seen, in one transaction that first takes the
+ * migration lock, so several instances starting at once apply each migration exactly once and a
+ * failed migration leaves the schema as it was (both engines have transactional DDL).
  */
 export async function migrate(db: Database, migrations: readonly Migration[] = allMigrations): Promise<MigrationResult> {
-  return db.withMigrationLock(async () => {
-    await db.exec(CREATE_TABLE);
+  return db.transaction(async (tx) => {
+    if (db.migrationLockSql) await tx.get(db.migrationLockSql);
+    await tx.run(CREATE_TABLE);
     const done = new Set(
-      (await db.all<{ version: number }>('SELECT version FROM schema_migrations')).map((row) => Number(row.version)),
+      (await tx.all<{ version: number }>('SELECT version FROM schema_migrations')).map((row) => Number(row.version)),
     );
     const applied: number[] = [];
     for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
       if (done.has(migration.version)) continue;
-      await db.transaction(async (tx) => {
-        for (const statement of splitStatements(migration.sql[db.dialect])) await tx.run(statement);
-        await tx.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [
-          migration.version,
-          migration.name,
-          new Date().toISOString(),
-        ]);
-      });
+      for (const statement of splitStatements(migration.sql[db.dialect])) await tx.run(statement);
+      await tx.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [
+        migration.version,
+        migration.name,
+        new Date().toISOString(),
+      ]);
       applied.push(migration.version);
     }
-    const current = Math.max(0, ...done, ...applied);
-    return { applied, current };
+    return { applied, current: Math.max(0, ...done, ...applied) };
   });
 }
 

@@ -15,10 +15,11 @@ export interface SqlExecutor {
 export interface Database extends SqlExecutor {
   /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>;
-  /** Executes a script of several statements (migrations). */
-  exec(script: string): Promise<void>;
-  /** Runs `fn` while holding a lock that other processes migrating the same database wait for. */
-  withMigrationLock<T>(fn: () => Promise<T>): Promise<T>;
+  /**
+   * A statement that, run first in a transaction, makes other processes' migrations wait until it
+   * commits; undefined where beginning a write transaction already does (SQLite).
+   */
+  readonly migrationLockSql: string | undefined;
   close(): Promise<void>;
 }
 

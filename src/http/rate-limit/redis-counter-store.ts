@@ -9,7 +9,7 @@ export class RedisCounterStore implements CounterStore {
   private readonly redis: Redis;
   private readonly prefix: string;
 
-  constructor(url: string, prefix = 'cms:rl:') {
+  constructor(url: string, prefix: string) {
     this.redis = new Redis(url, { maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false });
     // Connection errors surface on the commands that fail; the client reconnects by itself.
     this.redis.on('error', () => undefined);

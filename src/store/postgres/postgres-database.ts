@@ -50,7 +50,13 @@ export function openPostgresDatabase(url: string, options: PostgresOptions = {})
   // An idle client that loses its connection emits here; the pool replaces it.
   pool.on('error', () => undefined);
   let ready: Promise<unknown> | undefined;
-  const ensureSchema = () => (ready ??= schema ? pool.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`) : Promise.resolve());
+  // Concurrent CREATE SCHEMA IF NOT EXISTS can still collide on the catalog's unique index.
+  const ensureSchema = () =>
+    (ready ??= schema
+      ? pool.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`).catch((error: { code?: string }) => {
+          if (error.code !== '23505') throw error;
+        })
+      : Promise.resolve());
   const base = executor({ query: async (sql, params) => (await ensureSchema(), pool.query(sql, params)) });
 
   return {
@@ -70,21 +76,7 @@ export function openPostgresDatabase(url: string, options: PostgresOptions = {})
         client.release();
       }
     },
-    exec: async (script) => {
-      await ensureSchema();
-      await pool.query(script);
-    },
-    withMigrationLock: async <T>(fn: () => Promise<T>) => {
-      await ensureSchema();
-      const client = await pool.connect();
-      try {
-        await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
-        return await fn();
-      } finally {
-        await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => undefined);
-        client.release();
-      }
-    },
+    migrationLockSql: `SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`,
     close: () => pool.end(),
   };
 }

@@ -26,6 +26,23 @@ function open(file: string, readonly: boolean): Connection {
   return conn;
 }
 
+// better-sqlite3 blocks the thread while it waits for a lock, so two connections of one process
+// must never wait on each other: every store opened on the same file shares one write queue.
+const queues = new Map<string, { queue: SerialQueue; users: number }>();
+
+function acquireWriteQueue(file: string): SerialQueue {
+  if (file === ':memory:') return new SerialQueue();
+  const shared = queues.get(file) ?? { queue: new SerialQueue(), users: 0 };
+  shared.users += 1;
+  queues.set(file, shared);
+  return shared.queue;
+}
+
+function releaseWriteQueue(file: string): void {
+  const shared = queues.get(file);
+  if (shared && --shared.users === 0) queues.delete(file);
+}
+
 /**
  * SQLite through better-sqlite3 in WAL mode. better-sqlite3 is synchronous, but our transactions
  * are async functions; so every write goes through one writer connection, one transaction or
@@ -37,7 +54,7 @@ export function openSqliteDatabase(file: string): Database {
   const writer = open(file, false);
   // A reader on a separate connection only works for files; ':memory:' would be a different database.
   const reader = file === ':memory:' ? writer : open(file, false);
-  const writes = new SerialQueue();
+  const writes = acquireWriteQueue(file);
   const write = executor(writer);
   const read = executor(reader);
 
@@ -58,13 +75,13 @@ export function openSqliteDatabase(file: string): Database {
           throw error;
         }
       }),
-    exec: (script) => writes.run(async () => void writer.exec(script)),
-    // One process owns a SQLite file's writer; BEGIN IMMEDIATE inside migrate serializes the rest.
-    withMigrationLock: (fn) => fn(),
+    // BEGIN IMMEDIATE takes SQLite's write lock: the migration transaction is already exclusive.
+    migrationLockSql: undefined,
     close: async () => {
       await writes.idle();
       if (reader !== writer) reader.close();
       writer.close();
+      releaseWriteQueue(file);
     },
   };
 }

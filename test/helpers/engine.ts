@@ -1,0 +1,50 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+
+/**
+ * The database a test runs on: SQLite in a temporary directory by default, PostgreSQL when
+ * TEST_DATABASE_URL is set (each test app gets its own schema, dropped afterwards).
+ */
+export interface TestDatabase {
+  engine: 'sqlite' | 'postgres';
+  dataDir: string;
+  databaseUrl: string;
+  schema: string | undefined;
+  drop(): Promise<void>;
+}
+
+export const testEngine: 'sqlite' | 'postgres' = process.env.TEST_DATABASE_URL ? 'postgres' : 'sqlite';
+
+export function createTestDatabase(): TestDatabase {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cms-test-'));
+  const pgUrl = process.env.TEST_DATABASE_URL;
+  if (!pgUrl) {
+    return {
+      engine: 'sqlite',
+      dataDir,
+      databaseUrl: `sqlite:${join(dataDir, 'content.db')}`,
+      schema: undefined,
+      drop: async () => rmSync(dataDir, { recursive: true, force: true }),
+    };
+  }
+  const schema = `t_${randomBytes(6).toString('hex')}`;
+  return {
+    engine: 'postgres',
+    dataDir,
+    databaseUrl: pgUrl,
+    schema,
+    drop: async () => {
+      const client = new pg.Client({ connectionString: pgUrl });
+      await client.connect();
+      try {
+        await client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+      } finally {
+        await client.end();
+      }
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,105 @@
+import type { AddressInfo } from 'node:net';
+import type { FastifyInstance } from 'fastify';
+import { loadConfig } from '../../src/config.ts';
+import { closeServices, createServices } from '../../src/composition.ts';
+import { buildApp } from '../../src/http/app.ts';
+import { bootstrapAdmin } from '../../src/identity/bootstrap-admin.ts';
+import type { Services } from '../../src/services.ts';
+import { createTestDatabase, type TestDatabase } from './engine.ts';
+
+export const ADMIN_EMAIL = 'admin@example.com';
+export const ADMIN_PASSWORD = 'admin-password-1';
+export const JWT_SECRET = 'test-secret-that-is-long-enough-for-hs256-0123456789';
+
+export interface ApiResponse<T = unknown> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export interface RequestOptions {
+  token?: string;
+  body?: unknown;
+  /** Sent as-is, for malformed bodies. */
+  rawBody?: string;
+  headers?: Record<string, string>;
+}
+
+export interface TestApp {
+  url: string;
+  app: FastifyInstance;
+  services: Services;
+  db: TestDatabase;
+  request<T = unknown>(method: string, path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
+  login(email?: string, password?: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+/**
+ * Boots the real app on a real HTTP server on a random port, on a fresh database (SQLite file, or
+ * a PostgreSQL schema when TEST_DATABASE_URL is set). bcrypt is cheap and limits are high unless a
+ * test overrides them through `env`.
+ */
+export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+  const db = createTestDatabase();
+  const config = loadConfig({
+    NODE_ENV: 'test',
+    DATA_DIR: db.dataDir,
+    DATABASE_URL: db.databaseUrl,
+    BCRYPT_ROUNDS: '4',
+    JWT_SECRET,
+    ADMIN_EMAIL,
+    ADMIN_PASSWORD,
+    RATE_LIMIT_PER_MINUTE: '100000',
+    RATE_LIMIT_AUTH_PER_MINUTE: '100000',
+    ...env,
+  });
+  const services = await createServices(config, db.schema ? { schema: db.schema } : {});
+  await bootstrapAdmin(config, services.store, services.users);
+  const app = await buildApp(services);
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  const { port } = app.server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+
+  async function request<T>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+    const headers: Record<string, string> = { ...options.headers };
+    if (options.token) headers.authorization = `Bearer ${options.token}`;
+    let body: string | undefined = options.rawBody;
+    if (options.body !== undefined) {
+      body = JSON.stringify(options.body);
+      headers['content-type'] ??= 'application/json';
+    }
+    const response = await fetch(`${url}${path}`, { method, headers, body });
+    const text = await response.text();
+    let parsed: unknown = text;
+    if ((response.headers.get('content-type') ?? '').includes('json') && text.length > 0) parsed = JSON.parse(text);
+    return { status: response.status, headers: response.headers, body: parsed as T };
+  }
+
+  return {
+    url,
+    app,
+    services,
+    db,
+    request,
+    async login(email = ADMIN_EMAIL, password = ADMIN_PASSWORD) {
+      const response = await request<{ accessToken: string }>('POST', '/api/v1/auth/login', { body: { email, password } });
+      if (response.status !== 200) throw new Error(`login of ${email} failed: ${response.status} ${JSON.stringify(response.body)}`);
+      return response.body.accessToken;
+    },
+    async close() {
+      await app.close();
+      await closeServices(services);
+      await db.drop();
+    },
+  };
+}
+
+/** Asserts the standard error body and returns it, for tests that check status and message. */
+export function expectErrorBody(response: ApiResponse, status: number): { statusCode: number; error: string; message: string } {
+  const body = response.body as { statusCode: number; error: string; message: string };
+  if (response.status !== status || body.statusCode !== status || typeof body.error !== 'string' || typeof body.message !== 'string') {
+    throw new Error(`expected a ${status} error body, got ${response.status} ${JSON.stringify(response.body)}`);
+  }
+  return body;
+}

@@ -1,0 +1,92 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, DEFAULT_JWT_SECRET, loadConfig, parseDurationSeconds } from '../../src/config.ts';
+
+describe('configuration', () => {
+  it('has the defaults of the operating contract', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      port: 3000,
+      host: '127.0.0.1',
+      redisUrl: undefined,
+      jwtSecret: DEFAULT_JWT_SECRET,
+      jwtAccessExpiresInSeconds: 900,
+      jwtRefreshExpiresInSeconds: 7 * 86400,
+      bcryptRounds: 12,
+      rateLimitPerMinute: 100,
+      rateLimitAuthPerMinute: 10,
+      webhookAllowPrivateUrls: false,
+      schedulerIntervalMs: 1000,
+      schemaPath: undefined,
+      logLevel: 'info',
+      nodeEnv: 'development',
+    });
+    expect(config.dataDir).toMatch(/\/data$/);
+    expect(config.databaseUrl).toBe(`sqlite:${config.dataDir}/content.db`);
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('reads every variable', () => {
+    const config = loadConfig({
+      PORT: '8080',
+      HOST: '0.0.0.0',
+      DATABASE_URL: 'postgres://u:p@db/cms',
+      REDIS_URL: 'redis://cache:6379',
+      JWT_SECRET: 's',
+      JWT_ACCESS_EXPIRES_IN: '5m',
+      JWT_REFRESH_EXPIRES_IN: '12h',
+      BCRYPT_ROUNDS: '10',
+      RATE_LIMIT_PER_MINUTE: '500',
+      RATE_LIMIT_AUTH_PER_MINUTE: '20',
+      WEBHOOK_ALLOW_PRIVATE_URLS: 'true',
+      SCHEDULER_INTERVAL_MS: '250',
+      SCHEMA_PATH: './schema.json',
+      LOG_LEVEL: 'debug',
+      ADMIN_EMAIL: 'a@b.co',
+      ADMIN_PASSWORD: 'secret-secret',
+    });
+    expect(config).toMatchObject({
+      port: 8080,
+      host: '0.0.0.0',
+      databaseUrl: 'postgres://u:p@db/cms',
+      redisUrl: 'redis://cache:6379',
+      jwtAccessExpiresInSeconds: 300,
+      jwtRefreshExpiresInSeconds: 43200,
+      bcryptRounds: 10,
+      rateLimitPerMinute: 500,
+      rateLimitAuthPerMinute: 20,
+      webhookAllowPrivateUrls: true,
+      schedulerIntervalMs: 250,
+      schemaPath: './schema.json',
+      logLevel: 'debug',
+      adminEmail: 'a@b.co',
+      adminPassword: 'secret-secret',
+    });
+  });
+
+  it('refuses the default JWT secret (and short ones) in production', () => {
+    expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(ConfigError);
+    expect(() => loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'short' })).toThrow(/at least 32/);
+    expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32) }).nodeEnv).toBe('production');
+  });
+
+  it.each([
+    ['PORT', 'eighty'],
+    ['PORT', '70000'],
+    ['BCRYPT_ROUNDS', '2'],
+    ['RATE_LIMIT_PER_MINUTE', '0'],
+    ['WEBHOOK_ALLOW_PRIVATE_URLS', 'yes'],
+    ['JWT_ACCESS_EXPIRES_IN', 'soon'],
+    ['DATABASE_URL', 'mysql://x'],
+  ])('refuses %s=%s with a message naming it', (name, value) => {
+    expect(() => loadConfig({ [name]: value })).toThrow(name);
+  });
+
+  it('parses durations', () => {
+    expect(parseDurationSeconds('X', '900')).toBe(900);
+    expect(parseDurationSeconds('X', '30s')).toBe(30);
+    expect(parseDurationSeconds('X', '15m')).toBe(900);
+    expect(parseDurationSeconds('X', '2h')).toBe(7200);
+    expect(parseDurationSeconds('X', '7d')).toBe(604800);
+    expect(() => parseDurationSeconds('X', '500ms')).toThrow('at least one second');
+  });
+});
