@@ -1,5 +1,6 @@
 import type { Config } from './config.ts';
 import type { Services } from './services.ts';
+import { createLogger, type Logger } from './logging.ts';
 import { openStore, type StoreOptions } from './store/index.ts';
 import { AccessTokens } from './identity/access-tokens.ts';
 import { PasswordHasher } from './identity/passwords.ts';
@@ -10,16 +11,27 @@ import { ProjectService } from './projects/project-service.ts';
 import { RateLimiter } from './http/rate-limit/rate-limiter.ts';
 import { MemoryCounterStore } from './http/rate-limit/counter-store.ts';
 import { RedisCounterStore } from './http/rate-limit/redis-counter-store.ts';
+import { MutationService } from './content/mutations/mutation-service.ts';
+import { PublishingService } from './content/publishing-service.ts';
+import { HistoryService } from './content/history-service.ts';
+import { DocumentReader } from './content/document-reader.ts';
+import { Scheduler } from './content/scheduler.ts';
+
+export interface ServiceOptions extends StoreOptions {
+  log?: Logger;
+}
 
 /** The composition root: builds the store and every service from the configuration. */
-export async function createServices(config: Config, storeOptions: StoreOptions = {}): Promise<Services> {
-  const store = openStore(config.databaseUrl, storeOptions);
+export async function createServices(config: Config, options: ServiceOptions = {}): Promise<Services> {
+  const log = options.log ?? createLogger(config.logLevel);
+  const store = openStore(config.databaseUrl, options);
   await store.migrate();
   const passwords = new PasswordHasher(config.bcryptRounds);
   const projects = new ProjectService(store);
   const counters = config.redisUrl ? new RedisCounterStore(config.redisUrl, `${config.redisKeyPrefix}rl:`) : new MemoryCounterStore();
   return {
     config,
+    log,
     store,
     projects,
     auth: new AuthService({
@@ -31,10 +43,16 @@ export async function createServices(config: Config, storeOptions: StoreOptions 
     users: new UserService({ store, passwords }),
     apiTokens: new ApiTokenService(store, projects),
     rateLimiter: new RateLimiter(counters),
+    mutations: new MutationService(store),
+    publishing: new PublishingService(store),
+    history: new HistoryService(store),
+    documents: new DocumentReader(store),
+    scheduler: new Scheduler(store, config.schedulerIntervalMs, log.child({ worker: 'scheduler' })),
   };
 }
 
 export async function closeServices(services: Services): Promise<void> {
+  await services.scheduler.stop();
   await services.rateLimiter.close();
   await services.store.close();
 }

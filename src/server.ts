@@ -25,8 +25,9 @@ export interface RunningServer {
 export async function startServer(config: Config, out: (line: string) => void = (line) => process.stdout.write(`${line}\n`)): Promise<RunningServer> {
   const services = await createServices(config);
   const admin = await bootstrapAdmin(config, services.store, services.users);
-  const app = await buildApp(services, { logger: true, version: packageVersion() });
+  const app = await buildApp(services, { version: packageVersion() });
   const address = await app.listen({ port: config.port, host: config.host });
+  services.scheduler.start();
   const url = `${address}${API_PREFIX}`;
 
   out(`Content service listening on ${url} (database: ${describeDatabaseUrl(config.databaseUrl)})`);

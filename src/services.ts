@@ -1,18 +1,31 @@
 import type { Config } from './config.ts';
+import type { Logger } from './logging.ts';
 import type { Store } from './store/index.ts';
 import type { AuthService } from './identity/auth-service.ts';
 import type { UserService } from './identity/user-service.ts';
 import type { ApiTokenService } from './identity/api-token-service.ts';
 import type { ProjectService } from './projects/project-service.ts';
 import type { RateLimiter } from './http/rate-limit/rate-limiter.ts';
+import type { MutationService } from './content/mutations/mutation-service.ts';
+import type { PublishingService } from './content/publishing-service.ts';
+import type { HistoryService } from './content/history-service.ts';
+import type { DocumentReader } from './content/document-reader.ts';
+import type { Scheduler } from './content/scheduler.ts';
 
-/** Everything the HTTP layer and the CLI call into, built once by the composition root. */
+/** Everything the HTTP layer, the workers and the CLI call into, built once by the composition root. */
 export interface Services {
   readonly config: Config;
+  readonly log: Logger;
   readonly store: Store;
   readonly auth: AuthService;
   readonly users: UserService;
   readonly projects: ProjectService;
   readonly apiTokens: ApiTokenService;
   readonly rateLimiter: RateLimiter;
+  readonly mutations: MutationService;
+  readonly publishing: PublishingService;
+  readonly history: HistoryService;
+  readonly documents: DocumentReader;
+  /** Background work; started by the server (and by tests that need it), not by buildApp. */
+  readonly scheduler: Scheduler;
 }

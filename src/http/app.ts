@@ -9,24 +9,27 @@ import { authRoutes } from '../routes/auth.ts';
 import { userRoutes } from '../routes/users.ts';
 import { projectRoutes } from '../routes/projects.ts';
 import { tokenRoutes } from '../routes/tokens.ts';
-import { loggerOptions } from './logging.ts';
+import { documentRoutes } from '../routes/data/documents.ts';
+import { mutateRoutes } from '../routes/data/mutate.ts';
+import { publishingRoutes } from '../routes/data/publishing.ts';
+import { historyRoutes } from '../routes/data/history.ts';
+import { registerJsonParser } from './json-parser.ts';
 
 export interface AppOptions {
-  /** Pino logging; off in tests. */
-  logger?: boolean;
   version?: string;
 }
 
 /** Builds the HTTP app on the given services. It never listens: the server entry point does. */
 export async function buildApp(services: Services, options: AppOptions = {}): Promise<FastifyInstance> {
   const serverOptions: FastifyServerOptions = {
-    logger: options.logger ? loggerOptions(services.config.logLevel) : false,
+    loggerInstance: services.log,
     // Bodies are limited per route where larger uploads are allowed; 1 MiB elsewhere.
     bodyLimit: 1024 * 1024,
     return503OnClosing: true,
   };
   const app = Fastify(serverOptions);
   registerValidation(app);
+  registerJsonParser(app);
   registerErrorHandling(app);
   await registerOpenApi(app, options.version ?? '0.0.0');
   await app.register(requestContextPlugin, {
@@ -35,7 +38,18 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     limitPerMinute: services.config.rateLimitPerMinute,
     authLimitPerMinute: services.config.rateLimitAuthPerMinute,
   });
-  for (const routes of [healthRoutes, authRoutes, userRoutes, projectRoutes, tokenRoutes]) {
+  const routeGroups = [
+    healthRoutes,
+    authRoutes,
+    userRoutes,
+    projectRoutes,
+    tokenRoutes,
+    documentRoutes,
+    mutateRoutes,
+    publishingRoutes,
+    historyRoutes,
+  ];
+  for (const routes of routeGroups) {
     await app.register(routes, { prefix: API_PREFIX, services });
   }
   return app;

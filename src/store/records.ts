@@ -56,3 +56,54 @@ export interface ApiTokenRecord {
   lastUsedAt: string | null;
   createdAt: string;
 }
+
+/** A JSON object as stored: documents and their revisions. */
+export type JsonObject = { [key: string]: unknown };
+
+/** A stored document: its content always carries the system fields. */
+export interface StoredDocument extends JsonObject {
+  _id: string;
+  _type: string;
+  _rev: string;
+  _createdAt: string;
+  _updatedAt: string;
+}
+
+export interface RevisionRecord {
+  id: string;
+  projectId: string;
+  dataset: string;
+  /** The base id: drafts and published forms share one history. */
+  documentId: string;
+  revision: number;
+  isDraft: boolean;
+  transactionId: string;
+  content: StoredDocument;
+  changedBy: string | null;
+  createdAt: string;
+}
+
+export interface OutboxEventRecord {
+  projectId: string;
+  dataset: string;
+  event: string;
+  documentId: string;
+  documentType: string | null;
+  transactionId: string;
+  payload: JsonObject;
+  createdAt: string;
+}
+
+export interface StoredOutboxEvent extends OutboxEventRecord {
+  seq: number;
+}
+
+export interface ScheduleRecord {
+  projectId: string;
+  dataset: string;
+  /** The base id of the document whose draft is to be published. */
+  documentId: string;
+  scheduledAt: string;
+  createdBy: string | null;
+  createdAt: string;
+}

@@ -10,6 +10,14 @@ export interface SqlExecutor {
   get<T>(sql: string, params?: readonly unknown[]): Promise<T | undefined>;
   /** Runs a statement and resolves to the number of rows it changed. */
   run(sql: string, params?: readonly unknown[]): Promise<number>;
+  /**
+   * Inside a transaction: waits for, then holds until commit, a lock on each key, so transactions
+   * touching the same keys run one after the other. A no-op where writes are already serialized
+   * (SQLite). Keys are locked in sorted order, so two transactions cannot deadlock on them.
+   */
+  lock(keys: readonly string[]): Promise<void>;
+  /** Appended to a SELECT that claims rows: `FOR UPDATE SKIP LOCKED` where the engine has it. */
+  readonly claimClause: string;
 }
 
 export interface Database extends SqlExecutor {

@@ -4,6 +4,10 @@ import { UserRepository } from './repos/users.ts';
 import { ProjectRepository } from './repos/projects.ts';
 import { RefreshTokenRepository } from './repos/refresh-tokens.ts';
 import { ApiTokenRepository } from './repos/api-tokens.ts';
+import { DocumentRepository } from './repos/documents.ts';
+import { RevisionRepository } from './repos/revisions.ts';
+import { OutboxRepository } from './repos/outbox.ts';
+import { ScheduleRepository } from './repos/schedules.ts';
 
 /** The repositories, bound either to the database or to one open transaction. */
 export interface Repositories {
@@ -11,6 +15,10 @@ export interface Repositories {
   readonly projects: ProjectRepository;
   readonly refreshTokens: RefreshTokenRepository;
   readonly apiTokens: ApiTokenRepository;
+  readonly documents: DocumentRepository;
+  readonly revisions: RevisionRepository;
+  readonly outbox: OutboxRepository;
+  readonly schedules: ScheduleRepository;
 }
 
 /**
@@ -32,6 +40,10 @@ function repositories(db: SqlExecutor): Repositories {
     projects: new ProjectRepository(db),
     refreshTokens: new RefreshTokenRepository(db),
     apiTokens: new ApiTokenRepository(db),
+    documents: new DocumentRepository(db),
+    revisions: new RevisionRepository(db),
+    outbox: new OutboxRepository(db),
+    schedules: new ScheduleRepository(db),
   };
 }
 

@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../../src/config.ts';
+import { createLogger } from '../../src/logging.ts';
 import { closeServices, createServices } from '../../src/composition.ts';
 import { buildApp } from '../../src/http/app.ts';
 import { bootstrapAdmin } from '../../src/identity/bootstrap-admin.ts';
@@ -40,7 +41,12 @@ export interface TestApp {
  * a PostgreSQL schema when TEST_DATABASE_URL is set). bcrypt is cheap and limits are high unless a
  * test overrides them through `env`.
  */
-export async function startTestApp(env: Record<string, string> = {}): Promise<TestApp> {
+export interface TestAppOptions {
+  /** Start the background workers (the scheduler), as the server does. */
+  workers?: boolean;
+}
+
+export async function startTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
   const db = createTestDatabase();
   const config = loadConfig({
     NODE_ENV: 'test',
@@ -54,7 +60,8 @@ export async function startTestApp(env: Record<string, string> = {}): Promise<Te
     RATE_LIMIT_AUTH_PER_MINUTE: '100000',
     ...env,
   });
-  const services = await createServices(config, db.schema ? { schema: db.schema } : {});
+  const services = await createServices(config, { ...(db.schema ? { schema: db.schema } : {}), log: createLogger('silent') });
+  if (options.workers) services.scheduler.start();
   await bootstrapAdmin(config, services.store, services.users);
   const app = await buildApp(services);
   await app.listen({ port: 0, host: '127.0.0.1' });

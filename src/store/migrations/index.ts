@@ -1,5 +1,6 @@
 import type { Dialect } from '../sql.ts';
 import { identity } from './001-identity.ts';
+import { documents } from './002-documents.ts';
 
 /**
  * Versioned migrations, applied in order on start and by `cms migrate`. A migration is never edited
@@ -11,4 +12,4 @@ export interface Migration {
   readonly sql: Readonly<Record<Dialect, string>>;
 }
 
-export const migrations: readonly Migration[] = [identity];
+export const migrations: readonly Migration[] = [identity, documents];

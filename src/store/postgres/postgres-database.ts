@@ -27,6 +27,12 @@ function executor(client: Queryable): SqlExecutor {
       (await client.query(toPositionalParams(sql), [...params])).rows[0] as T | undefined,
     run: async (sql: string, params: readonly unknown[] = []) =>
       (await client.query(toPositionalParams(sql), [...params])).rowCount ?? 0,
+    lock: async (keys: readonly string[]) => {
+      for (const key of [...new Set(keys)].sort()) {
+        await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [key]);
+      }
+    },
+    claimClause: ' FOR UPDATE SKIP LOCKED',
   };
 }
 

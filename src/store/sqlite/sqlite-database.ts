@@ -7,11 +7,26 @@ import { SerialQueue } from './serial-queue.ts';
 type Connection = BetterSqlite3.Database;
 
 function executor(conn: Connection): SqlExecutor {
+  // Preparing is a large part of a small statement's cost: keep each statement once per connection.
+  const statements = new Map<string, BetterSqlite3.Statement>();
+  const prepare = (sql: string) => {
+    let statement = statements.get(sql);
+    if (!statement) {
+      // Statements built with a variable number of placeholders must not grow the cache forever.
+      if (statements.size >= 1000) statements.clear();
+      statement = conn.prepare(sql);
+      statements.set(sql, statement);
+    }
+    return statement;
+  };
   return {
     dialect: 'sqlite',
-    all: async <T>(sql: string, params: readonly unknown[] = []) => conn.prepare(sql).all(...params) as T[],
-    get: async <T>(sql: string, params: readonly unknown[] = []) => conn.prepare(sql).get(...params) as T | undefined,
-    run: async (sql: string, params: readonly unknown[] = []) => conn.prepare(sql).run(...params).changes,
+    all: async <T>(sql: string, params: readonly unknown[] = []) => prepare(sql).all(...params) as T[],
+    get: async <T>(sql: string, params: readonly unknown[] = []) => prepare(sql).get(...params) as T | undefined,
+    run: async (sql: string, params: readonly unknown[] = []) => prepare(sql).run(...params).changes,
+    // One writer at a time already: nothing else can hold or wait for a lock.
+    lock: async () => undefined,
+    claimClause: '',
   };
 }
 
@@ -63,6 +78,8 @@ export function openSqliteDatabase(file: string): Database {
     all: read.all,
     get: read.get,
     run: (sql, params) => writes.run(() => write.run(sql, params)),
+    lock: read.lock,
+    claimClause: read.claimClause,
     transaction: <T>(fn: (tx: SqlExecutor) => Promise<T>) =>
       writes.run(async () => {
         writer.exec('BEGIN IMMEDIATE');

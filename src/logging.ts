@@ -1,13 +1,16 @@
-import type { FastifyServerOptions } from 'fastify';
+import { pino, type Logger } from 'pino';
+
+export type { Logger };
 
 const SECRET_QUERY = /([?&](?:access_token|token|refreshToken)=)[^&]*/gi;
 
 /**
- * Structured JSON logs (pino). Credentials never reach them: Authorization and Cookie headers are
- * not logged, token-bearing query parameters are masked, and bodies are never logged.
+ * Structured JSON logs (pino), shared by the HTTP server and background workers. Credentials never
+ * reach them: Authorization and Cookie headers are redacted, token-bearing query parameters are
+ * masked, and bodies are never logged.
  */
-export function loggerOptions(level: string): FastifyServerOptions['logger'] {
-  return {
+export function createLogger(level: string): Logger {
+  return pino({
     level,
     redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
     serializers: {
@@ -15,5 +18,5 @@ export function loggerOptions(level: string): FastifyServerOptions['logger'] {
         return { id: request.id, method: request.method, url: request.url.replace(SECRET_QUERY, '$1[redacted]'), ip: request.ip };
       },
     },
-  };
+  });
 }

@@ -1,0 +1,120 @@
+import { randomUUID } from 'node:crypto';
+import type { Repositories, StoredDocument } from '../store/index.ts';
+import { baseIdOf, isDraftId } from './document-ids.ts';
+
+export type DocumentEvent = 'document.create' | 'document.update' | 'document.delete' | 'document.publish' | 'document.unpublish';
+
+export interface ChangeContext {
+  projectId: string;
+  dataset: string;
+  transactionId: string;
+  /** Who made the change: a user id, `token:<id>`, or null for the system. */
+  actorId: string | null;
+  /** One timestamp for the whole transaction. */
+  now: string;
+}
+
+/**
+ * The documents one transaction reads and writes. Mutations work on it in memory; `commit` then
+ * writes each changed document once with its revision snapshot and its outbox event, all inside
+ * the caller's database transaction (DESIGN.md's transactional outbox). A document created and
+ * deleted in the same transaction leaves no trace.
+ */
+export class ChangeSet {
+  readonly tx: Repositories;
+  readonly context: ChangeContext;
+  private readonly loaded = new Map<string, StoredDocument | null>();
+  private readonly changed = new Map<string, StoredDocument | null>();
+  /** Events chosen by the operation (publish, unpublish) or suppressed (null), by document id. */
+  private readonly events = new Map<string, DocumentEvent | null>();
+
+  constructor(tx: Repositories, context: ChangeContext) {
+    this.tx = tx;
+    this.context = context;
+  }
+
+  /** Locks the documents (by base id) so concurrent transactions on them run one at a time. */
+  async lock(ids: Iterable<string>): Promise<void> {
+    await this.tx.documents.lock(this.context.projectId, this.context.dataset, [...new Set([...ids].map(baseIdOf))]);
+  }
+
+  /** The document as this transaction sees it; callers must not modify the returned object. */
+  async get(id: string): Promise<StoredDocument | null> {
+    return this.changed.has(id) ? (this.changed.get(id) ?? null) : this.original(id);
+  }
+
+  /** The document as it was before this transaction. */
+  private async original(id: string): Promise<StoredDocument | null> {
+    if (!this.loaded.has(id)) {
+      this.loaded.set(id, (await this.tx.documents.get(this.context.projectId, this.context.dataset, id)) ?? null);
+    }
+    return this.loaded.get(id) ?? null;
+  }
+
+  put(document: StoredDocument): void {
+    this.changed.set(document._id, document);
+  }
+
+  remove(id: string): void {
+    this.changed.set(id, null);
+  }
+
+  /** Records `event` for `id` (which this transaction writes) instead of the create/update/delete its change implies. */
+  announce(id: string, event: DocumentEvent): void {
+    this.events.set(id, event);
+  }
+
+  /** Writes the change of `id` without an event (a publish's deleted draft). */
+  silence(id: string): void {
+    this.events.set(id, null);
+  }
+
+  async commit(): Promise<void> {
+    const { tx, context } = this;
+    const nextRevision = new Map<string, number>();
+    for (const [id, after] of this.changed) {
+      const before = await this.original(id);
+      if (after === null && before === null) continue;
+      if (after) {
+        await tx.documents.put(context.projectId, context.dataset, after);
+        const baseId = baseIdOf(id);
+        const revision = nextRevision.get(baseId) ?? (await tx.revisions.nextNumber(context.projectId, context.dataset, baseId));
+        nextRevision.set(baseId, revision + 1);
+        await tx.revisions.insert({
+          id: randomUUID(),
+          projectId: context.projectId,
+          dataset: context.dataset,
+          documentId: baseId,
+          revision,
+          isDraft: isDraftId(id),
+          transactionId: context.transactionId,
+          content: after,
+          changedBy: context.actorId,
+          createdAt: context.now,
+        });
+      } else {
+        await tx.documents.delete(context.projectId, context.dataset, id);
+        // A schedule belongs to a draft: it must not publish a later draft of the same id.
+        if (isDraftId(id)) await tx.schedules.clear(context.projectId, context.dataset, baseIdOf(id));
+      }
+      const chosen = this.events.get(id);
+      const event: DocumentEvent | null =
+        chosen !== undefined ? chosen : before === null ? 'document.create' : after === null ? 'document.delete' : 'document.update';
+      if (event) await this.emit(event, id, (after ?? before)!._type);
+    }
+  }
+
+  private async emit(event: DocumentEvent, documentId: string, documentType: string | null): Promise<void> {
+    const { context } = this;
+    await this.tx.outbox.append({
+      projectId: context.projectId,
+      dataset: context.dataset,
+      event,
+      documentId,
+      documentType,
+      transactionId: context.transactionId,
+      payload: { event, dataset: context.dataset, documentId, documentType, timestamp: context.now },
+      createdAt: context.now,
+    });
+  }
+}

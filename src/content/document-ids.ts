@@ -1,0 +1,27 @@
+import { randomUUID } from 'node:crypto';
+
+/** DESIGN.md "Document ids": stored exactly as given; `drafts.x` is the draft of `x`. */
+export const DOCUMENT_ID_PATTERN = '^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$';
+const DOCUMENT_ID = new RegExp(DOCUMENT_ID_PATTERN);
+export const DRAFT_PREFIX = 'drafts.';
+
+export function isValidDocumentId(id: unknown): id is string {
+  return typeof id === 'string' && DOCUMENT_ID.test(id);
+}
+
+export function isDraftId(id: string): boolean {
+  return id.startsWith(DRAFT_PREFIX);
+}
+
+export function baseIdOf(id: string): string {
+  return isDraftId(id) ? id.slice(DRAFT_PREFIX.length) : id;
+}
+
+export function draftIdOf(id: string): string {
+  return `${DRAFT_PREFIX}${baseIdOf(id)}`;
+}
+
+/** `create` without `_id` makes a new draft. */
+export function newDraftId(): string {
+  return `${DRAFT_PREFIX}${randomUUID()}`;
+}

@@ -1,0 +1,53 @@
+import type { Store } from '../../store/index.ts';
+import type { ProjectRecord } from '../../store/index.ts';
+import type { Principal } from '../../access/principal.ts';
+import { requireProjectRole } from '../../access/access-control.ts';
+import { actorIdOf } from '../actor.ts';
+import { runContentTransaction } from '../transactions.ts';
+import { applyMutation, type MutationResult } from './apply-mutation.ts';
+import { parseMutations } from './parse-mutations.ts';
+
+export interface MutateOptions {
+  dryRun?: boolean;
+}
+
+export interface MutateOutcome {
+  transactionId: string;
+  results: MutationResult[];
+}
+
+/**
+ * POST /data/mutate: every mutation of a request in one transaction. Stages: validate, check
+ * access, lock the documents, apply in order, commit documents + revisions + events together.
+ */
+export class MutationService {
+  private readonly store: Store;
+
+  constructor(store: Store) {
+    this.store = store;
+  }
+
+  async mutate(actor: Principal, project: ProjectRecord, dataset: string, input: unknown, options: MutateOptions = {}): Promise<MutateOutcome> {
+    requireProjectRole(actor, project, 'editor', { dataset });
+    const mutations = parseMutations(input);
+    const { transactionId, value } = await runContentTransaction(
+      this.store,
+      { projectId: project.id, dataset, actorId: actorIdOf(actor), dryRun: options.dryRun },
+      async (changes) => {
+        await changes.lock(
+          mutations.flatMap((mutation) =>
+            mutation.kind === 'patch' || mutation.kind === 'delete'
+              ? [mutation.id]
+              : typeof mutation.document._id === 'string'
+                ? [mutation.document._id]
+                : [],
+          ),
+        );
+        const results: MutationResult[] = [];
+        for (const mutation of mutations) results.push(await applyMutation(changes, mutation));
+        return results;
+      },
+    );
+    return { transactionId, results: value };
+  }
+}

@@ -1,0 +1,93 @@
+import { jsonColumn, type SqlExecutor } from '../sql.ts';
+import type { StoredDocument } from '../records.ts';
+
+const DRAFT_PREFIX = 'drafts.';
+const IDS_PER_QUERY = 500;
+
+/** The current documents of every dataset. */
+export class DocumentRepository {
+  private readonly db: SqlExecutor;
+
+  constructor(db: SqlExecutor) {
+    this.db = db;
+  }
+
+  /** Serializes transactions that touch the same documents (no-op on SQLite). */
+  async lock(projectId: string, dataset: string, baseIds: readonly string[]): Promise<void> {
+    await this.db.lock(baseIds.map((id) => `doc:${projectId}:${dataset}:${id}`));
+  }
+
+  async get(projectId: string, dataset: string, id: string): Promise<StoredDocument | undefined> {
+    const row = await this.db.get<{ content: unknown }>(
+      'SELECT content FROM documents WHERE project_id = ? AND dataset = ? AND id = ?',
+      [projectId, dataset, id],
+    );
+    return row && jsonColumn<StoredDocument>(row.content);
+  }
+
+  async getMany(projectId: string, dataset: string, ids: readonly string[]): Promise<StoredDocument[]> {
+    const found: StoredDocument[] = [];
+    for (let start = 0; start < ids.length; start += IDS_PER_QUERY) {
+      const chunk = ids.slice(start, start + IDS_PER_QUERY);
+      const rows = await this.db.all<{ content: unknown }>(
+        `SELECT content FROM documents WHERE project_id = ? AND dataset = ? AND id IN (${chunk.map(() => '?').join(', ')})`,
+        [projectId, dataset, ...chunk],
+      );
+      for (const row of rows) found.push(jsonColumn<StoredDocument>(row.content));
+    }
+    return found;
+  }
+
+  /** Inserts or replaces a document. */
+  async put(projectId: string, dataset: string, document: StoredDocument): Promise<void> {
+    await this.db.run(
+      `INSERT INTO documents (project_id, dataset, id, type, rev, created_at, updated_at, content)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (project_id, dataset, id) DO UPDATE SET
+         type = excluded.type, rev = excluded.rev, created_at = excluded.created_at,
+         updated_at = excluded.updated_at, content = excluded.content`,
+      [
+        projectId,
+        dataset,
+        document._id,
+        document._type,
+        document._rev,
+        document._createdAt,
+        document._updatedAt,
+        JSON.stringify(document),
+      ],
+    );
+  }
+
+  async delete(projectId: string, dataset: string, id: string): Promise<boolean> {
+    return (await this.db.run('DELETE FROM documents WHERE project_id = ? AND dataset = ? AND id = ?', [projectId, dataset, id])) === 1;
+  }
+
+  /** Published documents (ids without the drafts. prefix) per type. */
+  async countPublishedByType(projectId: string, dataset: string): Promise<Record<string, number>> {
+    const rows = await this.db.all<{ type: string; n: number }>(
+      `SELECT type, COUNT(*) AS n FROM documents
+       WHERE project_id = ? AND dataset = ? AND substr(id, 1, ${DRAFT_PREFIX.length}) <> ?
+       GROUP BY type ORDER BY type`,
+      [projectId, dataset, DRAFT_PREFIX],
+    );
+    return Object.fromEntries(rows.map((row) => [row.type, Number(row.n)]));
+  }
+
+  /**
+   * Every document of a dataset in id order, read in pages (keyset pagination), so memory holds
+   * one page whatever the dataset's size.
+   */
+  async *scan(projectId: string, dataset: string, pageSize = 1000): AsyncGenerator<StoredDocument> {
+    let after = '';
+    for (;;) {
+      const rows = await this.db.all<{ id: string; content: unknown }>(
+        'SELECT id, content FROM documents WHERE project_id = ? AND dataset = ? AND id > ? ORDER BY id LIMIT ?',
+        [projectId, dataset, after, pageSize],
+      );
+      for (const row of rows) yield jsonColumn<StoredDocument>(row.content);
+      if (rows.length < pageSize) return;
+      after = rows[rows.length - 1]!.id;
+    }
+  }
+}

@@ -1,0 +1,63 @@
+import { jsonColumn, type SqlExecutor } from '../sql.ts';
+import type { JsonObject, OutboxEventRecord, StoredOutboxEvent } from '../records.ts';
+
+interface OutboxRow {
+  seq: number;
+  project_id: string;
+  dataset: string;
+  event: string;
+  document_id: string;
+  document_type: string | null;
+  transaction_id: string;
+  payload: unknown;
+  created_at: string;
+}
+
+/**
+ * The transactional outbox: events are written in the same transaction as the change they
+ * describe, and read back in commit order by their consumers.
+ */
+export class OutboxRepository {
+  private readonly db: SqlExecutor;
+
+  constructor(db: SqlExecutor) {
+    this.db = db;
+  }
+
+  async append(event: OutboxEventRecord): Promise<void> {
+    await this.db.run(
+      `INSERT INTO outbox (project_id, dataset, event, document_id, document_type, transaction_id, payload, created_at)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      [
+        event.projectId,
+        event.dataset,
+        event.event,
+        event.documentId,
+        event.documentType,
+        event.transactionId,
+        JSON.stringify(event.payload),
+        event.createdAt,
+      ],
+    );
+  }
+
+  /** Events after `seq`, oldest first. */
+  async after(seq: number, limit: number): Promise<StoredOutboxEvent[]> {
+    const rows = await this.db.all<OutboxRow>(
+      `SELECT seq, project_id, dataset, event, document_id, document_type, transaction_id, payload, created_at
+       FROM outbox WHERE seq > ? ORDER BY seq LIMIT ?`,
+      [seq, limit],
+    );
+    return rows.map((row) => ({
+      seq: Number(row.seq),
+      projectId: row.project_id,
+      dataset: row.dataset,
+      event: row.event,
+      documentId: row.document_id,
+      documentType: row.document_type,
+      transactionId: row.transaction_id,
+      payload: jsonColumn<JsonObject>(row.payload),
+      createdAt: row.created_at,
+    }));
+  }
+}

@@ -1,0 +1,100 @@
+import { jsonColumn, type SqlExecutor } from '../sql.ts';
+import type { RevisionRecord, StoredDocument } from '../records.ts';
+
+interface RevisionRow {
+  id: string;
+  project_id: string;
+  dataset: string;
+  document_id: string;
+  revision: number;
+  is_draft: number;
+  transaction_id: string;
+  content: unknown;
+  changed_by: string | null;
+  created_at: string;
+}
+
+const COLUMNS = 'id, project_id, dataset, document_id, revision, is_draft, transaction_id, content, changed_by, created_at';
+
+function toRecord(row: RevisionRow): RevisionRecord {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    dataset: row.dataset,
+    documentId: row.document_id,
+    revision: Number(row.revision),
+    isDraft: Number(row.is_draft) === 1,
+    transactionId: row.transaction_id,
+    content: jsonColumn<StoredDocument>(row.content),
+    changedBy: row.changed_by,
+    createdAt: row.created_at,
+  };
+}
+
+export type RevisionSummary = Pick<RevisionRecord, 'id' | 'revision' | 'isDraft' | 'changedBy' | 'createdAt'>;
+
+/** Full snapshots of every change, numbered per base id. */
+export class RevisionRepository {
+  private readonly db: SqlExecutor;
+
+  constructor(db: SqlExecutor) {
+    this.db = db;
+  }
+
+  /** The next revision number of a base id; call with the document locked. */
+  async nextNumber(projectId: string, dataset: string, documentId: string): Promise<number> {
+    const row = await this.db.get<{ n: number | null }>(
+      'SELECT MAX(revision) AS n FROM revisions WHERE project_id = ? AND dataset = ? AND document_id = ?',
+      [projectId, dataset, documentId],
+    );
+    return Number(row?.n ?? 0) + 1;
+  }
+
+  async insert(revision: RevisionRecord): Promise<void> {
+    await this.db.run(`INSERT INTO revisions (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
+      revision.id,
+      revision.projectId,
+      revision.dataset,
+      revision.documentId,
+      revision.revision,
+      revision.isDraft ? 1 : 0,
+      revision.transactionId,
+      JSON.stringify(revision.content),
+      revision.changedBy,
+      revision.createdAt,
+    ]);
+  }
+
+  /** Newest first. */
+  async list(projectId: string, dataset: string, documentId: string, limit: number, offset: number): Promise<RevisionSummary[]> {
+    const rows = await this.db.all<Omit<RevisionRow, 'content' | 'project_id' | 'dataset' | 'document_id' | 'transaction_id'>>(
+      `SELECT id, revision, is_draft, changed_by, created_at FROM revisions
+       WHERE project_id = ? AND dataset = ? AND document_id = ? ORDER BY revision DESC LIMIT ? OFFSET ?`,
+      [projectId, dataset, documentId, limit, offset],
+    );
+    return rows.map((row) => ({
+      id: row.id,
+      revision: Number(row.revision),
+      isDraft: Number(row.is_draft) === 1,
+      changedBy: row.changed_by,
+      createdAt: row.created_at,
+    }));
+  }
+
+  async get(projectId: string, dataset: string, documentId: string, revision: number): Promise<RevisionRecord | undefined> {
+    const row = await this.db.get<RevisionRow>(
+      `SELECT ${COLUMNS} FROM revisions WHERE project_id = ? AND dataset = ? AND document_id = ? AND revision = ?`,
+      [projectId, dataset, documentId, revision],
+    );
+    return row && toRecord(row);
+  }
+
+  async exists(projectId: string, dataset: string, documentId: string): Promise<boolean> {
+    const row = await this.db.get('SELECT 1 AS found FROM revisions WHERE project_id = ? AND dataset = ? AND document_id = ? LIMIT 1', [
+      projectId,
+      dataset,
+      documentId,
+    ]);
+    return row !== undefined;
+  }
+}
