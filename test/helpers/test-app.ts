@@ -33,7 +33,8 @@ export interface TestApp {
   db: TestDatabase;
   request<T = unknown>(method: string, path: string, options?: RequestOptions): Promise<ApiResponse<T>>;
   login(email?: string, password?: string): Promise<string>;
-  close(): Promise<void>;
+  /** Stops the server; the database is dropped unless `keepDatabase` (to start again on it). */
+  close(options?: { keepDatabase?: boolean }): Promise<void>;
 }
 
 /**
@@ -44,10 +45,12 @@ export interface TestApp {
 export interface TestAppOptions {
   /** Start the background workers (the scheduler), as the server does. */
   workers?: boolean;
+  /** Run on this database (another instance's, or a restarted one's) instead of a fresh one. */
+  db?: TestDatabase;
 }
 
 export async function startTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
-  const db = createTestDatabase();
+  const db = options.db ?? createTestDatabase();
   const config = loadConfig({
     NODE_ENV: 'test',
     DATA_DIR: db.dataDir,
@@ -94,10 +97,10 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
       if (response.status !== 200) throw new Error(`login of ${email} failed: ${response.status} ${JSON.stringify(response.body)}`);
       return response.body.accessToken;
     },
-    async close() {
+    async close({ keepDatabase = false } = {}) {
       await app.close();
       await closeServices(services);
-      await db.drop();
+      if (!keepDatabase) await db.drop();
     },
   };
 }
