@@ -18,9 +18,9 @@ export interface TestDatabase {
 
 export const testEngine: 'sqlite' | 'postgres' = process.env.TEST_DATABASE_URL ? 'postgres' : 'sqlite';
 
-export function createTestDatabase(): TestDatabase {
+/** A fresh database: PostgreSQL when `pgUrl` is given (by default TEST_DATABASE_URL), else SQLite. */
+export function createTestDatabase(pgUrl: string | undefined = process.env.TEST_DATABASE_URL): TestDatabase {
   const dataDir = mkdtempSync(join(tmpdir(), 'cms-test-'));
-  const pgUrl = process.env.TEST_DATABASE_URL;
   if (!pgUrl) {
     return {
       engine: 'sqlite',

@@ -1,0 +1,105 @@
+import autocannon from 'autocannon';
+import Fastify from 'fastify';
+import BetterSqlite3 from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { AddressInfo } from 'node:net';
+import { startTestApp } from '../test/helpers/test-app.ts';
+import { createTestDatabase } from '../test/helpers/engine.ts';
+import { benchPostgresUrl, printTable, ratio } from './lib/report.ts';
+
+/**
+ * Single-document mutation transactions through HTTP: each request creates one document with its
+ * revision and its outbox event. Baseline: a bare Fastify route doing one SQLite INSERT.
+ */
+const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 8);
+const CONNECTIONS = 16;
+const BODY = JSON.stringify({ mutations: [{ create: { _type: 'benchPost', title: 'A benchmark post', body: 'x'.repeat(400), n: 1 } }] });
+
+interface LoadResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  ok: number;
+  errors: number;
+}
+
+async function load(url: string, headers: Record<string, string>): Promise<LoadResult> {
+  const result = await autocannon({
+    url,
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: BODY,
+    connections: CONNECTIONS,
+    duration: DURATION_S,
+  });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    ok: result['2xx'],
+    errors: result.non2xx + result.errors,
+  };
+}
+
+async function ourServer(pgUrl: string | undefined): Promise<LoadResult> {
+  const app = await startTestApp(
+    { RATE_LIMIT_PER_MINUTE: '100000000', LOG_LEVEL: 'silent' },
+    { db: createTestDatabase(pgUrl) },
+  );
+  try {
+    const token = await app.login();
+    const project = await app.request<{ slug: string; id: string }>('POST', '/api/v1/projects', {
+      token,
+      body: { name: 'Bench', slug: 'bench' },
+    });
+    const result = await load(`${app.url}/api/v1/data/mutate/production`, { authorization: `Bearer ${token}`, 'x-project': 'bench' });
+    // Every accepted transaction wrote its event (a few more may have committed as the clock ran out).
+    const events = (await app.services.store.outbox.after(0, 10_000_000)).filter((event) => event.projectId === project.body.id).length;
+    if (events < result.ok || events > result.ok + CONNECTIONS) throw new Error(`wrote ${events} events for ${result.ok} accepted transactions`);
+    return result;
+  } finally {
+    await app.close();
+  }
+}
+
+async function bareBaseline(): Promise<LoadResult> {
+  const dir = mkdtempSync(join(tmpdir(), 'cms-bench-'));
+  const db = new BetterSqlite3(join(dir, 'bare.db'));
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = NORMAL');
+  db.exec('CREATE TABLE docs (id INTEGER PRIMARY KEY, content TEXT NOT NULL)');
+  const insert = db.prepare('INSERT INTO docs (content) VALUES (?)');
+  const app = Fastify();
+  app.post('/insert', async (request) => ({ id: Number(insert.run(JSON.stringify(request.body)).lastInsertRowid) }));
+  await app.listen({ port: 0, host: '127.0.0.1' });
+  try {
+    return await load(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}/insert`, {});
+  } finally {
+    await app.close();
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export async function runWriteBenchmark(): Promise<void> {
+  console.log(`\nWrites: ${CONNECTIONS} connections for ${DURATION_S} s each (loopback, client in the same process)`);
+  const baseline = await bareBaseline();
+  const sqlite = await ourServer(undefined);
+  const pgUrl = await benchPostgresUrl();
+  const postgres = pgUrl ? await ourServer(pgUrl) : undefined;
+  const row = (name: string, r: LoadResult) => [name, Math.round(r.rps), r.p50, r.p99, r.errors, ratio(r.rps, baseline.rps)];
+  printTable(
+    'Single-document mutation transactions (document + revision + event) per second',
+    ['engine', 'tx/s', 'p50 ms', 'p99 ms', 'errors', 'vs bare insert'],
+    [
+      row('bare Fastify + 1 SQLite INSERT (baseline)', baseline),
+      row('content service, SQLite', sqlite),
+      ...(postgres ? [row('content service, PostgreSQL', postgres)] : []),
+    ],
+  );
+  console.log(`Target on SQLite: >= 2,000 tx/s -> ${sqlite.rps >= 2000 ? 'met' : 'NOT met'} (${Math.round(sqlite.rps)} tx/s)`);
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await runWriteBenchmark();
