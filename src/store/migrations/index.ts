@@ -9,7 +9,23 @@ import { documents } from './002-documents.ts';
 export interface Migration {
   readonly version: number;
   readonly name: string;
-  readonly sql: Readonly<Record<Dialect, string>>;
+  /** The DDL, written once with the column types that differ between engines filled in. */
+  readonly sql: (types: ColumnTypes) => string;
 }
+
+/** Column types that differ: ISO text and JSON text in SQLite, native types in PostgreSQL. */
+export interface ColumnTypes {
+  readonly timestamp: string;
+  readonly json: string;
+  /** A small integer flag (0/1): both engines bind the same values. */
+  readonly flag: string;
+  /** An increasing integer primary key. */
+  readonly serialKey: string;
+}
+
+export const COLUMN_TYPES: Readonly<Record<Dialect, ColumnTypes>> = {
+  sqlite: { timestamp: 'TEXT', json: 'TEXT', flag: 'INTEGER', serialKey: 'INTEGER PRIMARY KEY AUTOINCREMENT' },
+  postgres: { timestamp: 'TIMESTAMPTZ', json: 'JSONB', flag: 'SMALLINT', serialKey: 'BIGSERIAL PRIMARY KEY' },
+};
 
 export const migrations: readonly Migration[] = [identity, documents];
