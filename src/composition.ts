@@ -16,6 +16,10 @@ import { PublishingService } from './content/publishing-service.ts';
 import { HistoryService } from './content/history-service.ts';
 import { DocumentReader } from './content/document-reader.ts';
 import { Scheduler } from './content/scheduler.ts';
+import { AssetService } from './assets/asset-service.ts';
+import { FilesystemBlobStore } from './assets/filesystem-blob-store.ts';
+import { ImageTransformer } from './assets/image-transformer.ts';
+import { join } from 'node:path';
 
 export interface ServiceOptions extends StoreOptions {
   log?: Logger;
@@ -47,6 +51,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     publishing: new PublishingService(store),
     history: new HistoryService(store),
     documents: new DocumentReader(store),
+    assets: new AssetService(store, new FilesystemBlobStore(join(config.dataDir, 'assets')), new ImageTransformer(join(config.dataDir, 'cache'))),
     scheduler: new Scheduler(store, config.schedulerIntervalMs, log.child({ worker: 'scheduler' })),
   };
 }

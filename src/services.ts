@@ -11,6 +11,7 @@ import type { PublishingService } from './content/publishing-service.ts';
 import type { HistoryService } from './content/history-service.ts';
 import type { DocumentReader } from './content/document-reader.ts';
 import type { Scheduler } from './content/scheduler.ts';
+import type { AssetService } from './assets/asset-service.ts';
 
 /** Everything the HTTP layer, the workers and the CLI call into, built once by the composition root. */
 export interface Services {
@@ -26,6 +27,7 @@ export interface Services {
   readonly publishing: PublishingService;
   readonly history: HistoryService;
   readonly documents: DocumentReader;
+  readonly assets: AssetService;
   /** Background work; started by the server (and by tests that need it), not by buildApp. */
   readonly scheduler: Scheduler;
 }

@@ -14,6 +14,8 @@ import { mutateRoutes } from '../routes/data/mutate.ts';
 import { publishingRoutes } from '../routes/data/publishing.ts';
 import { historyRoutes } from '../routes/data/history.ts';
 import { registerJsonParser } from './json-parser.ts';
+import { assetRoutes, MAX_UPLOAD_BYTES } from '../routes/assets.ts';
+import multipart from '@fastify/multipart';
 
 export interface AppOptions {
   version?: string;
@@ -32,6 +34,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   registerJsonParser(app);
   registerErrorHandling(app);
   await registerOpenApi(app, options.version ?? '0.0.0');
+  await app.register(multipart, { limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 10, parts: 20 } });
   await app.register(requestContextPlugin, {
     auth: services.auth,
     rateLimiter: services.rateLimiter,
@@ -48,6 +51,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     mutateRoutes,
     publishingRoutes,
     historyRoutes,
+    assetRoutes,
   ];
   for (const routes of routeGroups) {
     await app.register(routes, { prefix: API_PREFIX, services });

@@ -107,3 +107,23 @@ export interface ScheduleRecord {
   createdBy: string | null;
   createdAt: string;
 }
+
+export type AssetType = 'image' | 'file';
+
+export interface AssetRecord {
+  id: string;
+  projectId: string;
+  dataset: string;
+  type: AssetType;
+  /** The uploaded file's name, as sent (sanitized), if any. */
+  filename: string | null;
+  mimeType: string;
+  extension: string;
+  size: number;
+  sha1: string;
+  /** The blob store key: `<project_id>/<dataset>/<asset_id>.<extension>`. */
+  path: string;
+  metadata: JsonObject;
+  createdBy: string | null;
+  createdAt: string;
+}

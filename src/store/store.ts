@@ -8,6 +8,7 @@ import { DocumentRepository } from './repos/documents.ts';
 import { RevisionRepository } from './repos/revisions.ts';
 import { OutboxRepository } from './repos/outbox.ts';
 import { ScheduleRepository } from './repos/schedules.ts';
+import { AssetRepository } from './repos/assets.ts';
 
 /** The repositories, bound either to the database or to one open transaction. */
 export interface Repositories {
@@ -19,6 +20,7 @@ export interface Repositories {
   readonly revisions: RevisionRepository;
   readonly outbox: OutboxRepository;
   readonly schedules: ScheduleRepository;
+  readonly assets: AssetRepository;
 }
 
 /**
@@ -44,6 +46,7 @@ function repositories(db: SqlExecutor): Repositories {
     revisions: new RevisionRepository(db),
     outbox: new OutboxRepository(db),
     schedules: new ScheduleRepository(db),
+    assets: new AssetRepository(db),
   };
 }
 

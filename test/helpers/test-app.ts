@@ -113,3 +113,4 @@ export function expectErrorBody(response: ApiResponse, status: number): { status
   }
   return body;
 }
+

@@ -67,8 +67,8 @@ describe(`cms command line (${testEngine})`, () => {
     const env = { DATA_DIR: db.dataDir, DATABASE_URL: await processDatabaseUrl(db) };
     const first = await run(['migrate'], env);
     expect(first.stderr).toBe('');
-    expect(first.stdout).toMatch(/applied 1, 2 \(schema version 2\)/);
-    expect((await run(['migrate'], env)).stdout).toMatch(/up to date \(schema version 2\)/);
+    expect(first.stdout).toMatch(/applied 1, 2, 3 \(schema version 3\)/);
+    expect((await run(['migrate'], env)).stdout).toMatch(/up to date \(schema version 3\)/);
   });
 
   it('creates a user with the password from CMS_USER_PASSWORD, and refuses without one and without a terminal', async () => {

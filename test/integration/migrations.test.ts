@@ -21,17 +21,17 @@ describe(`migrations (${testEngine})`, () => {
     db = createTestDatabase();
     const store = open();
     const first = await store.migrate();
-    expect(first.applied).toEqual([1, 2]);
-    expect(first.current).toBe(2);
+    expect(first.applied).toEqual([1, 2, 3]);
+    expect(first.current).toBe(3);
     const second = await store.migrate();
-    expect(second).toEqual({ applied: [], current: 2 });
+    expect(second).toEqual({ applied: [], current: 3 });
     expect(await store.users.count()).toBe(0);
   });
 
   it('applies each migration exactly once when several instances migrate at the same moment', async () => {
     db = createTestDatabase();
     const results = await Promise.all([open(), open(), open()].map((store) => store.migrate()));
-    expect(results.flatMap((result) => result.applied)).toEqual([1, 2]);
+    expect(results.flatMap((result) => result.applied)).toEqual([1, 2, 3]);
   });
 
   it('rolls a write transaction back when it throws', async () => {

@@ -1,0 +1,202 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { createWriteStream } from 'node:fs';
+import { rm, stat } from 'node:fs/promises';
+import { Transform as TransformStream, type Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { notFound } from '../errors.ts';
+import type { AssetRecord, AssetType, ProjectRecord, Repositories, Store } from '../store/index.ts';
+import type { Principal } from '../access/principal.ts';
+import { requireProjectRole } from '../access/access-control.ts';
+import { actorIdOf } from '../content/actor.ts';
+import type { BlobStore } from './blob-store.ts';
+import type { ImageTransformer } from './image-transformer.ts';
+import { inspectFile } from './inspect-file.ts';
+import { normalizeTransform, type TransformQuery } from './transform.ts';
+
+export const ASSET_URL_PREFIX = '/api/v1/assets/';
+export const ASSET_LIST_DEFAULT_LIMIT = 50;
+export const ASSET_LIST_MAX_LIMIT = 100;
+
+export interface UploadedAsset {
+  _id: string;
+  assetId: string;
+  _type: AssetType;
+  path: string;
+  url: string;
+  metadata?: Record<string, unknown>;
+}
+
+export interface AssetListItem {
+  id: string;
+  type: AssetType;
+  filename: string | null;
+  mime_type: string;
+  size: number;
+  url: string;
+  metadata: Record<string, unknown>;
+  created_at: string;
+}
+
+/** What to send for GET /assets/:id: a local file with its headers. */
+export interface AssetContent {
+  path: string;
+  mimeType: string;
+  etag: string;
+  size: number;
+  /** The original of a non-image (or SVG) is offered as a download, never rendered in our origin. */
+  download: string | undefined;
+}
+
+function cleanFilename(filename: string | undefined): string | null {
+  if (!filename) return null;
+  // Keep the last path segment only, without control characters.
+  const base = filename.split(/[\\/]/).pop()?.replace(/[\u0000-\u001f\u007f]/g, '').trim() ?? '';
+  return base.length === 0 ? null : base.slice(0, 255);
+}
+
+/** Passes bytes through while hashing them, so the upload is read once. */
+function sha1Passthrough(hash: ReturnType<typeof createHash>): TransformStream {
+  return new TransformStream({
+    transform(chunk: Buffer, _encoding, done) {
+      hash.update(chunk);
+      done(null, chunk);
+    },
+  });
+}
+
+/** Uploads, serving with transforms, listing and deletion of assets (SPEC.md "Asset"). */
+export class AssetService {
+  private readonly store: Store;
+  private readonly blobs: BlobStore;
+  private readonly transformer: ImageTransformer;
+  private readonly now: () => Date;
+
+  constructor(store: Store, blobs: BlobStore, transformer: ImageTransformer, now: () => Date = () => new Date()) {
+    this.store = store;
+    this.blobs = blobs;
+    this.transformer = transformer;
+    this.now = now;
+  }
+
+  /**
+   * Streams the upload to a staging file (the size limit is enforced by the stream's source), decides
+   * its type from the bytes, moves it into the blob store and records it with its asset.upload event
+   * in one transaction. Whatever fails, nothing is left behind.
+   */
+  async upload(actor: Principal, project: ProjectRecord, dataset: string, file: { filename?: string; stream: Readable }): Promise<UploadedAsset> {
+    requireProjectRole(actor, project, 'editor', { dataset });
+    const staging = await this.blobs.stagingPath();
+    let stored: string | undefined;
+    try {
+      const hash = createHash('sha1');
+      await pipeline(file.stream, sha1Passthrough(hash), createWriteStream(staging));
+      const filename = cleanFilename(file.filename);
+      const inspection = await inspectFile(staging, filename);
+      const { size } = await stat(staging);
+      const id = randomUUID();
+      const path = `${project.id}/${dataset}/${id}.${inspection.extension}`;
+      const asset: AssetRecord = {
+        id,
+        projectId: project.id,
+        dataset,
+        type: inspection.type,
+        filename,
+        mimeType: inspection.mimeType,
+        extension: inspection.extension,
+        size,
+        sha1: hash.digest('hex'),
+        path,
+        metadata: inspection.metadata,
+        createdBy: actorIdOf(actor),
+        createdAt: this.now().toISOString(),
+      };
+      await this.blobs.putFile(path, staging);
+      stored = path;
+      await this.store.transaction(async (tx) => {
+        await tx.assets.insert(asset);
+        await this.emit(tx, 'asset.upload', asset);
+      });
+      stored = undefined;
+      return {
+        _id: id,
+        assetId: id,
+        _type: asset.type,
+        path,
+        url: `${ASSET_URL_PREFIX}${id}`,
+        ...(asset.type === 'image' ? { metadata: asset.metadata } : {}),
+      };
+    } finally {
+      await rm(staging, { force: true });
+      if (stored) await this.blobs.delete(stored);
+    }
+  }
+
+  /** The original, or a transformed variant for images when transform parameters are given. */
+  async content(actor: Principal, id: string, query: TransformQuery): Promise<AssetContent> {
+    const asset = await this.store.assets.findById(id);
+    if (!asset) throw notFound(`Asset "${id}" not found`);
+    requireProjectRole(actor, { id: asset.projectId }, 'viewer', { dataset: asset.dataset });
+    const original = await this.blobs.localPath(asset.path);
+    if (!original) throw notFound(`Asset "${id}" has no stored file`);
+    const transform = asset.type === 'image' ? normalizeTransform(query) : undefined;
+    if (!transform) {
+      const activeContent = asset.type !== 'image' || asset.metadata.format === 'svg';
+      return {
+        path: original,
+        mimeType: asset.mimeType,
+        etag: `"${asset.sha1}"`,
+        size: asset.size,
+        download: activeContent ? (asset.filename ?? `${asset.id}.${asset.extension}`) : undefined,
+      };
+    }
+    const variant = await this.transformer.variant(asset, original, transform);
+    return { ...variant, size: (await stat(variant.path)).size, download: undefined };
+  }
+
+  async list(actor: Principal, project: ProjectRecord, dataset: string, type: AssetType | undefined, limit: number, offset: number) {
+    requireProjectRole(actor, project, 'viewer', { dataset });
+    const [assets, total] = await Promise.all([
+      this.store.assets.list(project.id, dataset, type, limit, offset),
+      this.store.assets.count(project.id, dataset, type),
+    ]);
+    const items: AssetListItem[] = assets.map((asset) => ({
+      id: asset.id,
+      type: asset.type,
+      filename: asset.filename,
+      mime_type: asset.mimeType,
+      size: asset.size,
+      url: `${ASSET_URL_PREFIX}${asset.id}`,
+      metadata: asset.metadata,
+      created_at: asset.createdAt,
+    }));
+    return { items, total };
+  }
+
+  /** Removes the record (with its asset.delete event), then the file and its cached variants. */
+  async delete(actor: Principal, project: ProjectRecord, dataset: string, id: string): Promise<{ deleted: true; id: string }> {
+    requireProjectRole(actor, project, 'editor', { dataset });
+    const asset = await this.store.assets.findById(id);
+    if (!asset || asset.projectId !== project.id || asset.dataset !== dataset) throw notFound(`Asset "${id}" not found`);
+    await this.store.transaction(async (tx) => {
+      if (!(await tx.assets.delete(id))) throw notFound(`Asset "${id}" not found`);
+      await this.emit(tx, 'asset.delete', asset);
+    });
+    await this.blobs.delete(asset.path);
+    await this.transformer.forget(asset.id);
+    return { deleted: true, id };
+  }
+
+  private async emit(tx: Repositories, event: 'asset.upload' | 'asset.delete', asset: AssetRecord): Promise<void> {
+    const timestamp = this.now().toISOString();
+    await tx.outbox.append({
+      projectId: asset.projectId,
+      dataset: asset.dataset,
+      event,
+      documentId: asset.id,
+      documentType: asset.type,
+      transactionId: randomUUID(),
+      payload: { event, dataset: asset.dataset, assetId: asset.id, assetType: asset.type, timestamp },
+      createdAt: timestamp,
+    });
+  }
+}

@@ -1,0 +1,51 @@
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { dirname, join, relative, resolve, sep, isAbsolute } from 'node:path';
+import { badRequest } from '../errors.ts';
+import type { BlobStore } from './blob-store.ts';
+
+/** Blobs as files under `root` (DATA_DIR/assets by default). */
+export class FilesystemBlobStore implements BlobStore {
+  private readonly root: string;
+  private readonly staging: string;
+
+  constructor(root: string) {
+    this.root = resolve(root);
+    this.staging = join(this.root, '.staging');
+  }
+
+  /** The absolute path of a key; refuses keys that would escape the root (`..`, absolute paths, NUL). */
+  resolveKey(key: string): string {
+    if (key.length === 0 || key.includes('\0') || isAbsolute(key) || key.split(/[\\/]/).some((part) => part === '..' || part === '')) {
+      throw badRequest('invalid asset path');
+    }
+    const path = resolve(this.root, key);
+    const inside = relative(this.root, path);
+    if (inside.startsWith('..') || isAbsolute(inside) || inside.split(sep)[0] === '.staging') throw badRequest('invalid asset path');
+    return path;
+  }
+
+  async putFile(key: string, localPath: string): Promise<void> {
+    const target = this.resolveKey(key);
+    await mkdir(dirname(target), { recursive: true });
+    await rename(localPath, target);
+  }
+
+  async localPath(key: string): Promise<string | undefined> {
+    const path = this.resolveKey(key);
+    try {
+      return (await stat(path)).isFile() ? path : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    await rm(this.resolveKey(key), { force: true });
+  }
+
+  async stagingPath(): Promise<string> {
+    await mkdir(this.staging, { recursive: true });
+    return join(this.staging, randomUUID());
+  }
+}

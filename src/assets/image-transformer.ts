@@ -1,0 +1,92 @@
+import sharp from 'sharp';
+import { createHash, randomUUID } from 'node:crypto';
+import { mkdir, rename, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { AssetRecord } from '../store/index.ts';
+import { MAX_INPUT_PIXELS } from './inspect-file.ts';
+import { transformKey, type OutputFormat, type Transform } from './transform.ts';
+
+export interface Variant {
+  path: string;
+  mimeType: string;
+  etag: string;
+}
+
+const MIME: Record<OutputFormat, string> = { webp: 'image/webp', avif: 'image/avif', png: 'image/png', jpeg: 'image/jpeg' };
+const EXTENSION: Record<OutputFormat, string> = { webp: 'webp', avif: 'avif', png: 'png', jpeg: 'jpg' };
+
+/** Without an explicit format a variant keeps the original's, when sharp can write it; else PNG. */
+function outputFormat(asset: AssetRecord, transform: Transform): OutputFormat {
+  if (transform.format) return transform.format;
+  const original = asset.metadata.format;
+  return original === 'jpeg' || original === 'webp' || original === 'avif' || original === 'png' ? original : 'png';
+}
+
+/**
+ * Transformed images, made with sharp and cached on disk by (asset, normalized parameters) under
+ * `cacheRoot/<asset id>/`. Concurrent requests for the same new variant share one transform.
+ * Images are turned upright by their EXIF orientation and never enlarged.
+ */
+export class ImageTransformer {
+  private readonly cacheRoot: string;
+  private readonly inFlight = new Map<string, Promise<void>>();
+
+  constructor(cacheRoot: string) {
+    this.cacheRoot = cacheRoot;
+  }
+
+  async variant(asset: AssetRecord, originalPath: string, transform: Transform): Promise<Variant> {
+    const format = outputFormat(asset, transform);
+    const digest = createHash('sha1').update(`${asset.sha1}:${transformKey({ ...transform, format })}`).digest('hex');
+    const directory = join(this.cacheRoot, asset.id);
+    const path = join(directory, `${digest}.${EXTENSION[format]}`);
+    const variant = { path, mimeType: MIME[format], etag: `"${digest}"` };
+    if (await exists(path)) return variant;
+    let pending = this.inFlight.get(path);
+    if (!pending) {
+      pending = this.render(originalPath, directory, path, transform, format).finally(() => this.inFlight.delete(path));
+      this.inFlight.set(path, pending);
+    }
+    await pending;
+    return variant;
+  }
+
+  /** Removes every cached variant of an asset. */
+  async forget(assetId: string): Promise<void> {
+    await rm(join(this.cacheRoot, assetId), { recursive: true, force: true });
+  }
+
+  private async render(source: string, directory: string, target: string, transform: Transform, format: OutputFormat): Promise<void> {
+    await mkdir(directory, { recursive: true });
+    let pipeline = sharp(source, { limitInputPixels: MAX_INPUT_PIXELS }).rotate();
+    if (transform.width !== undefined || transform.height !== undefined) {
+      pipeline = pipeline.resize({
+        width: transform.width,
+        height: transform.height,
+        fit: transform.fit ?? 'cover',
+        withoutEnlargement: true,
+        background: format === 'jpeg' ? { r: 255, g: 255, b: 255, alpha: 1 } : { r: 0, g: 0, b: 0, alpha: 0 },
+      });
+    }
+    if (transform.blur !== undefined) pipeline = pipeline.blur(transform.blur);
+    pipeline = pipeline.toFormat(format, transform.quality === undefined ? {} : { quality: transform.quality });
+    // Written aside and renamed, so a reader never sees half a file.
+    const temporary = `${target}.${randomUUID()}.tmp`;
+    try {
+      await pipeline.toFile(temporary);
+      await rename(temporary, target);
+    } catch (error) {
+      await rm(temporary, { force: true });
+      throw error;
+    }
+  }
+}
+
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,195 @@
+import { createReadStream } from 'node:fs';
+import type { FastifyPluginAsync } from 'fastify';
+import type { Services } from '../services.ts';
+import { AppError, badRequest } from '../errors.ts';
+import type { AssetType } from '../store/index.ts';
+import { principalOf } from '../http/request-context.ts';
+import { dataProject } from '../http/data-project.ts';
+import { bearerSecurity, deletedSchema, errorResponses } from '../http/schemas.ts';
+import { ASSET_LIST_DEFAULT_LIMIT, ASSET_LIST_MAX_LIMIT } from '../assets/asset-service.ts';
+import { FITS, MAX_DIMENSION, OUTPUT_FORMATS, type TransformQuery } from '../assets/transform.ts';
+import { datasetParam, projectQuery } from './data/schemas.ts';
+
+export const MAX_UPLOAD_BYTES = 50 * 1024 * 1024;
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+const assetId = { type: 'string', format: 'uuid' } as const;
+
+const uploadSchema = {
+  type: 'object',
+  properties: {
+    _id: { type: 'string' },
+    assetId: { type: 'string' },
+    _type: { type: 'string', enum: ['image', 'file'] },
+    path: { type: 'string' },
+    url: { type: 'string' },
+    metadata: {
+      type: 'object',
+      properties: {
+        width: { type: 'integer' },
+        height: { type: 'integer' },
+        format: { type: 'string' },
+        hasAlpha: { type: 'boolean' },
+        palette: { type: 'object', properties: { dominant: { type: 'string' }, vibrant: { type: 'string' } } },
+      },
+    },
+  },
+  required: ['_id', 'assetId', '_type', 'path', 'url'],
+} as const;
+
+/** True when an If-None-Match header names this ETag (weak or strong, or `*`). */
+function matches(ifNoneMatch: string | undefined, etag: string): boolean {
+  if (!ifNoneMatch) return false;
+  return ifNoneMatch.split(',').some((tag) => {
+    const candidate = tag.trim().replace(/^W\//, '');
+    return candidate === '*' || candidate === etag;
+  });
+}
+
+export const assetRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
+  app.post<{ Params: { dataset: string } }>(
+    '/assets/:dataset',
+    {
+      schema: {
+        tags: ['assets'],
+        summary: 'Upload a file (multipart/form-data, field "file", at most 50 MB)',
+        description: 'The type is decided from the bytes: images get width, height, format, hasAlpha and palette metadata.',
+        security: bearerSecurity,
+        consumes: ['multipart/form-data'],
+        params: { type: 'object', properties: { dataset: datasetParam }, required: ['dataset'] },
+        querystring: { type: 'object', properties: projectQuery },
+        response: { 201: uploadSchema, ...errorResponses(400, 401, 403, 404, 413) },
+      },
+    },
+    async (request, reply) => {
+      const { dataset } = request.params;
+      const project = await dataProject(services, request, dataset);
+      if (!request.isMultipart()) throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the file as multipart/form-data in the field "file"');
+      const file = await request.file({ limits: { fileSize: MAX_UPLOAD_BYTES, files: 1 } });
+      if (!file) throw badRequest('No file: send it as multipart/form-data in the field "file"');
+      if (file.fieldname !== 'file') {
+        file.file.resume();
+        throw badRequest(`The file must be in the form field "file", not "${file.fieldname}"`);
+      }
+      // The limit is enforced while streaming: the upload fails (and is cleaned up) the moment it is hit.
+      file.file.once('limit', () =>
+        file.file.destroy(new AppError('PAYLOAD_TOO_LARGE', `The file is larger than ${MAX_UPLOAD_BYTES / 1024 / 1024} MB`)),
+      );
+      const uploaded = await services.assets.upload(principalOf(request), project, dataset, { filename: file.filename, stream: file.file });
+      return reply.code(201).send(uploaded);
+    },
+  );
+
+  app.get<{ Params: { id: string }; Querystring: TransformQuery }>(
+    '/assets/:id',
+    {
+      schema: {
+        tags: ['assets'],
+        summary: 'The asset, or for images a transformed variant (cached)',
+        description:
+          `w and h are 1 to ${MAX_DIMENSION} pixels (after dpr, sides are capped at ${MAX_DIMENSION}); images are never enlarged. ` +
+          'Responses carry ETag and immutable Cache-Control; a matching If-None-Match answers 304.',
+        security: bearerSecurity,
+        params: { type: 'object', properties: { id: assetId }, required: ['id'] },
+        querystring: {
+          type: 'object',
+          properties: {
+            w: { type: 'integer', minimum: 1, maximum: MAX_DIMENSION },
+            h: { type: 'integer', minimum: 1, maximum: MAX_DIMENSION },
+            fit: { type: 'string', enum: [...FITS] },
+            format: { type: 'string', enum: [...OUTPUT_FORMATS] },
+            q: { type: 'integer', minimum: 1, maximum: 100 },
+            blur: { type: 'number', minimum: 0.3, maximum: 100 },
+            dpr: { type: 'number', minimum: 1, maximum: 3 },
+          },
+        },
+        response: { 200: { type: 'string', format: 'binary' }, 304: { type: 'null' }, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      const content = await services.assets.content(principalOf(request), request.params.id, request.query);
+      reply.header('ETag', content.etag);
+      reply.header('Cache-Control', IMMUTABLE);
+      // Asset bytes are never run as a page of our origin (uploaded SVG or HTML cannot script the API).
+      reply.header('Content-Security-Policy', "default-src 'none'; sandbox");
+      reply.header('X-Content-Type-Options', 'nosniff');
+      if (matches(request.headers['if-none-match'], content.etag)) return reply.code(304).send();
+      if (content.download !== undefined) {
+        reply.header('Content-Disposition', `attachment; filename*=UTF-8''${encodeURIComponent(content.download)}`);
+      }
+      reply.header('Content-Length', content.size);
+      return reply.type(content.mimeType).send(createReadStream(content.path));
+    },
+  );
+
+  app.get<{ Params: { dataset: string }; Querystring: { type?: AssetType; limit: number; offset: number } }>(
+    '/assets/:dataset/list',
+    {
+      schema: {
+        tags: ['assets'],
+        summary: 'Assets of a dataset, newest first; total counts every asset matching type',
+        security: bearerSecurity,
+        params: { type: 'object', properties: { dataset: datasetParam }, required: ['dataset'] },
+        querystring: {
+          type: 'object',
+          properties: {
+            type: { type: 'string', enum: ['image', 'file'] },
+            limit: { type: 'integer', minimum: 1, maximum: ASSET_LIST_MAX_LIMIT, default: ASSET_LIST_DEFAULT_LIMIT },
+            offset: { type: 'integer', minimum: 0, default: 0 },
+            ...projectQuery,
+          },
+        },
+        response: {
+          200: {
+            type: 'object',
+            properties: {
+              items: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  properties: {
+                    id: { type: 'string' },
+                    type: { type: 'string' },
+                    filename: { type: 'string', nullable: true },
+                    mime_type: { type: 'string' },
+                    size: { type: 'integer' },
+                    url: { type: 'string' },
+                    metadata: { type: 'object', additionalProperties: true },
+                    created_at: { type: 'string' },
+                  },
+                },
+              },
+              total: { type: 'integer' },
+            },
+            required: ['items', 'total'],
+          },
+          ...errorResponses(400, 401, 403, 404),
+        },
+      },
+    },
+    async (request) => {
+      const { dataset } = request.params;
+      const project = await dataProject(services, request, dataset);
+      const { type, limit, offset } = request.query;
+      return services.assets.list(principalOf(request), project, dataset, type, limit, offset);
+    },
+  );
+
+  app.delete<{ Params: { dataset: string; id: string } }>(
+    '/assets/:dataset/:id',
+    {
+      schema: {
+        tags: ['assets'],
+        summary: 'Delete an asset, its file and its cached variants',
+        security: bearerSecurity,
+        params: { type: 'object', properties: { dataset: datasetParam, id: assetId }, required: ['dataset', 'id'] },
+        querystring: { type: 'object', properties: projectQuery },
+        response: { 200: deletedSchema, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request) => {
+      const { dataset, id } = request.params;
+      const project = await dataProject(services, request, dataset);
+      return services.assets.delete(principalOf(request), project, dataset, id);
+    },
+  );
+};
