@@ -50,7 +50,8 @@ export interface AssetContent {
 function cleanFilename(filename: string | undefined): string | null {
   if (!filename) return null;
   // Keep the last path segment only, without control characters.
-  const base = filename.split(/[\\/]/).pop()?.replace(/[\u0000-\u001f\u007f]/g, '').trim() ?? '';
+  const last = filename.split(/[\\/]/).pop() ?? '';
+  const base = [...last].filter((char) => char.charCodeAt(0) > 0x1f && char.charCodeAt(0) !== 0x7f).join('').trim();
   return base.length === 0 ? null : base.slice(0, 255);
 }
 
