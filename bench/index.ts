@@ -1,4 +1,6 @@
 import { runWriteBenchmark } from './writes.ts';
+import { runAssetBenchmark } from './assets.ts';
 
 // `npm run bench`: every benchmark of the service, each beside its baseline measured in the same run.
 await runWriteBenchmark();
+await runAssetBenchmark();
