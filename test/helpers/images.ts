@@ -31,7 +31,7 @@ export function stripedWebp(): Promise<Buffer> {
 }
 
 export function largeJpeg(width = 2000, height = 1500): Promise<Buffer> {
-  return sharp({ create: { width, height, channels: 3, noise: { type: 'gaussian', mean: 128, sigma: 40 } } }).jpeg({ quality: 85 }).toBuffer();
+  return sharp({ create: { width, height, channels: 3, background: '#808080', noise: { type: 'gaussian', mean: 128, sigma: 40 } } }).jpeg({ quality: 85 }).toBuffer();
 }
 
 export const SVG_WITH_SCRIPT = Buffer.from(
