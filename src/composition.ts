@@ -20,6 +20,8 @@ import { AssetService } from './assets/asset-service.ts';
 import { FilesystemBlobStore } from './assets/filesystem-blob-store.ts';
 import { ImageTransformer } from './assets/image-transformer.ts';
 import { join } from 'node:path';
+import { WebhookService } from './webhooks/webhook-service.ts';
+import { WebhookWorker } from './webhooks/webhook-worker.ts';
 
 export interface ServiceOptions extends StoreOptions {
   log?: Logger;
@@ -52,12 +54,21 @@ export async function createServices(config: Config, options: ServiceOptions = {
     history: new HistoryService(store),
     documents: new DocumentReader(store),
     assets: new AssetService(store, new FilesystemBlobStore(join(config.dataDir, 'assets')), new ImageTransformer(join(config.dataDir, 'cache'))),
+    webhooks: new WebhookService(store, projects, { allowPrivateUrls: config.webhookAllowPrivateUrls }),
     scheduler: new Scheduler(store, config.schedulerIntervalMs, log.child({ worker: 'scheduler' })),
+    webhookWorker: new WebhookWorker(store, log.child({ worker: 'webhooks' }), { allowPrivateUrls: config.webhookAllowPrivateUrls }),
   };
+}
+
+/** Starts the background workers: scheduled publishing and webhook delivery. */
+export function startWorkers(services: Services): void {
+  services.scheduler.start();
+  services.webhookWorker.start();
 }
 
 export async function closeServices(services: Services): Promise<void> {
   await services.scheduler.stop();
+  await services.webhookWorker.stop();
   await services.rateLimiter.close();
   await services.store.close();
 }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
 import type { Services } from './services.ts';
-import { closeServices, createServices } from './composition.ts';
+import { closeServices, createServices, startWorkers } from './composition.ts';
 import { buildApp } from './http/app.ts';
 import { bootstrapAdmin } from './identity/bootstrap-admin.ts';
 import { describeDatabaseUrl } from './store/index.ts';
@@ -27,7 +27,7 @@ export async function startServer(config: Config, out: (line: string) => void = 
   const admin = await bootstrapAdmin(config, services.store, services.users);
   const app = await buildApp(services, { version: packageVersion() });
   const address = await app.listen({ port: config.port, host: config.host });
-  services.scheduler.start();
+  startWorkers(services);
   const url = `${address}${API_PREFIX}`;
 
   out(`Content service listening on ${url} (database: ${describeDatabaseUrl(config.databaseUrl)})`);

@@ -12,6 +12,8 @@ import type { HistoryService } from './content/history-service.ts';
 import type { DocumentReader } from './content/document-reader.ts';
 import type { Scheduler } from './content/scheduler.ts';
 import type { AssetService } from './assets/asset-service.ts';
+import type { WebhookService } from './webhooks/webhook-service.ts';
+import type { WebhookWorker } from './webhooks/webhook-worker.ts';
 
 /** Everything the HTTP layer, the workers and the CLI call into, built once by the composition root. */
 export interface Services {
@@ -28,6 +30,8 @@ export interface Services {
   readonly history: HistoryService;
   readonly documents: DocumentReader;
   readonly assets: AssetService;
+  readonly webhooks: WebhookService;
   /** Background work; started by the server (and by tests that need it), not by buildApp. */
   readonly scheduler: Scheduler;
+  readonly webhookWorker: WebhookWorker;
 }

@@ -67,14 +67,20 @@ export type ObjectNode = Span & { type: 'Object'; attributes: ObjectAttribute[] 
 /** `( expr )`: kept because a group ends a traversal (`(a[]).b` differs from `a[].b`). */
 export type GroupNode = Span & { type: 'Group'; base: ExprNode };
 
-/** `base.name` or `base["name"]`; `name` alone is AccessAttribute(This, name). */
-export type AccessAttributeNode = Span & { type: 'AccessAttribute'; base: ExprNode; name: string };
+/**
+ * `base.name` or `base["name"]`. A bare `name` has no base: it reads the current scope's value,
+ * and unlike `@.name` it may stand alone in a projection (`{name}` means `{"name": name}`).
+ */
+export type AccessAttributeNode = Span & { type: 'AccessAttribute'; base: ExprNode | null; name: string };
 
 /** `base[index]` with a constant integer. */
 export type AccessElementNode = Span & { type: 'AccessElement'; base: ExprNode; index: number };
 
-/** `base[left..right]` (inclusive) or `base[left...right]` with constant integers. */
-export type SliceNode = Span & { type: 'Slice'; base: ExprNode; left: number; right: number; inclusive: boolean };
+/**
+ * `base[left..right]` (inclusive) or `base[left...right]`. The bounds are constant expressions
+ * (literals, parameters and arithmetic on them) that must evaluate to integers.
+ */
+export type SliceNode = Span & { type: 'Slice'; base: ExprNode; left: ExprNode; right: ExprNode; inclusive: boolean };
 
 /** `base[expr]`: the elements for which `expr` is true. */
 export type FilterNode = Span & { type: 'Filter'; base: ExprNode; expr: ExprNode };
@@ -106,11 +112,18 @@ export type OpCallNode = Span & { type: 'OpCall'; op: BinaryOperator; left: Expr
 /** `base in left..right` (inclusive) or `base in left...right`. */
 export type InRangeNode = Span & { type: 'InRange'; base: ExprNode; left: ExprNode; right: ExprNode; inclusive: boolean };
 
-/** `namespace::name(args)`; the namespace is `global` when omitted. */
-export type FuncCallNode = Span & { type: 'FuncCall'; namespace: string; name: string; args: FunctionArgument[] };
-
-/** diff:: functions take a selector (`a.b`, `a[]`, `a[b == 1]`, `(a, b)`, `anywhere(...)`) as an argument. */
-export type FunctionArgument = ExprNode | SelectorNode;
+/**
+ * `namespace::name(args)`; the namespace is `global` when omitted. The diff:: functions take a
+ * selector (`a.b`, `a[]`, `a[b == 1]`, `(a, b)`, `anywhere(...)`) as their last argument, kept
+ * apart from the expression arguments.
+ */
+export type FuncCallNode = Span & {
+  type: 'FuncCall';
+  namespace: string;
+  name: string;
+  args: ExprNode[];
+  selector: SelectorNode | null;
+};
 
 export type SelectorNode =
   | (Span & { type: 'SelectorAttribute'; base: SelectorNode | null; name: string })

@@ -16,6 +16,7 @@ import { historyRoutes } from '../routes/data/history.ts';
 import { registerJsonParser } from './json-parser.ts';
 import { assetRoutes, MAX_UPLOAD_BYTES } from '../routes/assets.ts';
 import multipart from '@fastify/multipart';
+import { webhookRoutes } from '../routes/webhooks.ts';
 
 export interface AppOptions {
   version?: string;
@@ -52,6 +53,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     publishingRoutes,
     historyRoutes,
     assetRoutes,
+    webhookRoutes,
   ];
   for (const routes of routeGroups) {
     await app.register(routes, { prefix: API_PREFIX, services });

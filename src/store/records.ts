@@ -127,3 +127,36 @@ export interface AssetRecord {
   createdBy: string | null;
   createdAt: string;
 }
+
+export interface WebhookRecord {
+  id: string;
+  projectId: string;
+  name: string;
+  url: string;
+  events: string[];
+  dataset: string;
+  active: boolean;
+  /** The signing secret, kept as is: deliveries need it to compute their HMAC. */
+  secret: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
+
+export interface DeliveryRecord {
+  /** The delivery id: one per (webhook, event), kept across retries. */
+  id: string;
+  webhookId: string;
+  outboxSeq: number;
+  event: string;
+  payload: JsonObject;
+  status: DeliveryStatus;
+  attempts: number;
+  nextAttemptAt: string;
+  statusCode: number | null;
+  responseBody: string | null;
+  error: string | null;
+  createdAt: string;
+  updatedAt: string;
+}

@@ -18,6 +18,8 @@ export interface SqlExecutor {
   lock(keys: readonly string[]): Promise<void>;
   /** Appended to a SELECT that claims rows: `FOR UPDATE SKIP LOCKED` where the engine has it. */
   readonly claimClause: string;
+  /** Appended to a SELECT whose rows must stay locked until commit: `FOR UPDATE` where the engine has it. */
+  readonly lockClause: string;
 }
 
 export interface Database extends SqlExecutor {

@@ -9,6 +9,9 @@ import { RevisionRepository } from './repos/revisions.ts';
 import { OutboxRepository } from './repos/outbox.ts';
 import { ScheduleRepository } from './repos/schedules.ts';
 import { AssetRepository } from './repos/assets.ts';
+import { WebhookRepository } from './repos/webhooks.ts';
+import { DeliveryRepository } from './repos/webhook-deliveries.ts';
+import { WorkerCursorRepository } from './repos/worker-cursors.ts';
 
 /** The repositories, bound either to the database or to one open transaction. */
 export interface Repositories {
@@ -21,6 +24,9 @@ export interface Repositories {
   readonly outbox: OutboxRepository;
   readonly schedules: ScheduleRepository;
   readonly assets: AssetRepository;
+  readonly webhooks: WebhookRepository;
+  readonly deliveries: DeliveryRepository;
+  readonly cursors: WorkerCursorRepository;
 }
 
 /**
@@ -47,6 +53,9 @@ function repositories(db: SqlExecutor): Repositories {
     outbox: new OutboxRepository(db),
     schedules: new ScheduleRepository(db),
     assets: new AssetRepository(db),
+    webhooks: new WebhookRepository(db),
+    deliveries: new DeliveryRepository(db),
+    cursors: new WorkerCursorRepository(db),
   };
 }
 

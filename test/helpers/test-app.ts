@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logging.ts';
-import { closeServices, createServices } from '../../src/composition.ts';
+import { closeServices, createServices, startWorkers } from '../../src/composition.ts';
 import { buildApp } from '../../src/http/app.ts';
 import { bootstrapAdmin } from '../../src/identity/bootstrap-admin.ts';
 import type { Services } from '../../src/services.ts';
@@ -43,7 +43,7 @@ export interface TestApp {
  * test overrides them through `env`.
  */
 export interface TestAppOptions {
-  /** Start the background workers (the scheduler), as the server does. */
+  /** Start the background workers (scheduler, webhook delivery), as the server does. */
   workers?: boolean;
   /** Run on this database (another instance's, or a restarted one's) instead of a fresh one. */
   db?: TestDatabase;
@@ -64,7 +64,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
     ...env,
   });
   const services = await createServices(config, { ...(db.schema ? { schema: db.schema } : {}), log: createLogger('silent') });
-  if (options.workers) services.scheduler.start();
+  if (options.workers) startWorkers(services);
   await bootstrapAdmin(config, services.store, services.users);
   const app = await buildApp(services);
   await app.listen({ port: 0, host: '127.0.0.1' });

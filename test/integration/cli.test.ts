@@ -1,62 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { createTestDatabase, testEngine, type TestDatabase } from '../helpers/engine.ts';
-
-const CLI = fileURLToPath(new URL('../../bin/cms.js', import.meta.url));
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** The database URL a separate process uses: for PostgreSQL the test schema goes in `options`. */
-async function processDatabaseUrl(db: TestDatabase): Promise<string> {
-  if (!db.schema) return db.databaseUrl;
-  const client = new pg.Client({ connectionString: db.databaseUrl });
-  await client.connect();
-  await client.query(`CREATE SCHEMA IF NOT EXISTS ${db.schema}`);
-  await client.end();
-  const url = new URL(db.databaseUrl);
-  url.searchParams.set('options', `-c search_path=${db.schema}`);
-  return url.toString();
-}
-
-function launch(args: string[], env: Record<string, string>) {
-  const child = spawn(process.execPath, [CLI, ...args], {
-    env: { PATH: process.env.PATH ?? '', BCRYPT_ROUNDS: '4', LOG_LEVEL: 'warn', ...env },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  const output = { stdout: '', stderr: '' };
-  child.stdout.on('data', (chunk: Buffer) => (output.stdout += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output.stderr += chunk.toString()));
-  const exited = new Promise<Run>((resolve, reject) => {
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000);
-    child.on('error', reject);
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, ...output });
-    });
-  });
-  return { child, output, exited };
-}
-
-/** Runs the CLI to completion. */
-function run(args: string[], env: Record<string, string>): Promise<Run> {
-  return launch(args, env).exited;
-}
-
-/** Polls the output of a running process until `pattern` matches. */
-async function waitFor(output: { stdout: string }, pattern: RegExp): Promise<RegExpExecArray> {
-  for (let i = 0; i < 200; i++) {
-    const match = pattern.exec(output.stdout);
-    if (match) return match;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`no ${pattern} in ${output.stdout}`);
-}
+import { launch, processDatabaseUrl, run, waitFor } from '../helpers/cli.ts';
 
 describe(`cms command line (${testEngine})`, () => {
   let db: TestDatabase | undefined;
@@ -67,8 +11,8 @@ describe(`cms command line (${testEngine})`, () => {
     const env = { DATA_DIR: db.dataDir, DATABASE_URL: await processDatabaseUrl(db) };
     const first = await run(['migrate'], env);
     expect(first.stderr).toBe('');
-    expect(first.stdout).toMatch(/applied 1, 2, 3 \(schema version 3\)/);
-    expect((await run(['migrate'], env)).stdout).toMatch(/up to date \(schema version 3\)/);
+    expect(first.stdout).toMatch(/applied 1, 2, 3, 4 \(schema version 4\)/);
+    expect((await run(['migrate'], env)).stdout).toMatch(/up to date \(schema version 4\)/);
   });
 
   it('creates a user with the password from CMS_USER_PASSWORD, and refuses without one and without a terminal', async () => {

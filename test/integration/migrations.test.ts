@@ -21,17 +21,17 @@ describe(`migrations (${testEngine})`, () => {
     db = createTestDatabase();
     const store = open();
     const first = await store.migrate();
-    expect(first.applied).toEqual([1, 2, 3]);
-    expect(first.current).toBe(3);
+    expect(first.applied).toEqual([1, 2, 3, 4]);
+    expect(first.current).toBe(4);
     const second = await store.migrate();
-    expect(second).toEqual({ applied: [], current: 3 });
+    expect(second).toEqual({ applied: [], current: 4 });
     expect(await store.users.count()).toBe(0);
   });
 
   it('applies each migration exactly once when several instances migrate at the same moment', async () => {
     db = createTestDatabase();
     const results = await Promise.all([open(), open(), open()].map((store) => store.migrate()));
-    expect(results.flatMap((result) => result.applied)).toEqual([1, 2, 3]);
+    expect(results.flatMap((result) => result.applied)).toEqual([1, 2, 3, 4]);
   });
 
   it('rolls a write transaction back when it throws', async () => {

@@ -3,18 +3,9 @@ import { expectErrorBody, startTestApp, type TestApp } from '../helpers/test-app
 import { createProject } from '../helpers/fixtures.ts';
 import { dataClient, ok, outboxEvents } from '../helpers/content.ts';
 import { createTestDatabase, testEngine } from '../helpers/engine.ts';
+import { eventually } from '../helpers/receiver.ts';
 
 const FAST = { SCHEDULER_INTERVAL_MS: '50' };
-
-async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 describe(`scheduled publishing (${testEngine})`, () => {
   describe('the schedule endpoint', () => {

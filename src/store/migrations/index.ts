@@ -2,6 +2,7 @@ import type { Dialect } from '../sql.ts';
 import { identity } from './001-identity.ts';
 import { documents } from './002-documents.ts';
 import { assets } from './003-assets.ts';
+import { webhooks } from './004-webhooks.ts';
 
 /**
  * Versioned migrations, applied in order on start and by `cms migrate`. A migration is never edited
@@ -29,4 +30,4 @@ export const COLUMN_TYPES: Readonly<Record<Dialect, ColumnTypes>> = {
   postgres: { timestamp: 'TIMESTAMPTZ', json: 'JSONB', flag: 'SMALLINT', serialKey: 'BIGSERIAL PRIMARY KEY' },
 };
 
-export const migrations: readonly Migration[] = [identity, documents, assets];
+export const migrations: readonly Migration[] = [identity, documents, assets, webhooks];

@@ -33,6 +33,7 @@ function executor(client: Queryable): SqlExecutor {
       }
     },
     claimClause: ' FOR UPDATE SKIP LOCKED',
+    lockClause: ' FOR UPDATE',
   };
 }
 

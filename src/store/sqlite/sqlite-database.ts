@@ -27,6 +27,7 @@ function executor(conn: Connection): SqlExecutor {
     // One writer at a time already: nothing else can hold or wait for a lock.
     lock: async () => undefined,
     claimClause: '',
+    lockClause: '',
   };
 }
 
@@ -80,6 +81,7 @@ export function openSqliteDatabase(file: string): Database {
     run: (sql, params) => writes.run(() => write.run(sql, params)),
     lock: read.lock,
     claimClause: read.claimClause,
+    lockClause: read.lockClause,
     transaction: <T>(fn: (tx: SqlExecutor) => Promise<T>) =>
       writes.run(async () => {
         writer.exec('BEGIN IMMEDIATE');

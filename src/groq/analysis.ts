@@ -1,0 +1,133 @@
+// Static facts about expressions that the parser and the compiler both need: how far up the
+// scope chain an expression looks, and whether it reads the dataset. An expression that looks at
+// no scope and reads the dataset (a subquery such as `*[_type == "a"]._id` inside a filter) has
+// the same value wherever it is evaluated in one run, so the compiler computes it once.
+import type { ExprNode, SelectorNode } from './ast.ts';
+import { findFunction } from './functions/registry.ts';
+
+export type Facts = {
+  /** -1: depends on no scope; 0: on the current scope's value; n: on the scope n levels up. */
+  reach: number;
+  /** Reads documents (`*`, releases::all()). */
+  scans: boolean;
+  /** Reads anything of the run besides scopes: documents, parameters, the clock, the identity. */
+  runDependent: boolean;
+};
+
+const NONE: Facts = { reach: -1, scans: false, runDependent: false };
+const THIS: Facts = { reach: 0, scans: false, runDependent: false };
+const RUN: Facts = { reach: -1, scans: false, runDependent: true };
+const memo: [WeakMap<ExprNode, Facts>, WeakMap<ExprNode, Facts>] = [new WeakMap(), new WeakMap()];
+
+/**
+ * Facts about `node` evaluated in a scope that is `hidden` (a traversal's element scope) or not.
+ * A scope created inside a hidden scope has the hidden scope's parent as its parent, which is why
+ * the flag changes how far a nested `^` reaches.
+ */
+export function analyze(node: ExprNode, hidden: boolean): Facts {
+  const cache = memo[hidden ? 1 : 0];
+  let facts = cache.get(node);
+  if (!facts) {
+    facts = compute(node, hidden);
+    cache.set(node, facts);
+  }
+  return facts;
+}
+
+function combine(...all: Facts[]): Facts {
+  let reach = -1;
+  let scans = false;
+  let runDependent = false;
+  for (const f of all) {
+    if (f.reach > reach) reach = f.reach;
+    scans ||= f.scans;
+    runDependent ||= f.runDependent;
+  }
+  return { reach, scans, runDependent };
+}
+
+/** Facts, seen from the enclosing scope, of an expression evaluated in a scope created for it. */
+function inner(expr: ExprNode, hidden: boolean, exprHidden: boolean): Facts {
+  const f = analyze(expr, exprHidden);
+  const reach = f.reach <= 0 ? -1 : hidden ? f.reach : f.reach - 1;
+  return { reach, scans: f.scans, runDependent: f.runDependent };
+}
+
+function compute(node: ExprNode, hidden: boolean): Facts {
+  const at = (n: ExprNode): Facts => analyze(n, hidden);
+  switch (node.type) {
+    case 'Everything':
+      return { reach: -1, scans: true, runDependent: true };
+    case 'Value':
+      return NONE;
+    case 'Parameter':
+      return RUN;
+    case 'This':
+      return THIS;
+    case 'Parent':
+      return { reach: node.levels, scans: false, runDependent: false };
+    case 'AccessAttribute':
+      return node.base ? at(node.base) : THIS;
+    case 'Deref':
+      return combine(at(node.base), RUN);
+    case 'Group':
+    case 'Not':
+    case 'Neg':
+    case 'Pos':
+    case 'ArrayCoerce':
+    case 'AccessElement':
+      return at(node.base);
+    case 'Slice':
+      return combine(at(node.base), at(node.left), at(node.right));
+    case 'And':
+    case 'Or':
+    case 'OpCall':
+      return combine(at(node.left), at(node.right));
+    case 'InRange':
+      return combine(at(node.base), at(node.left), at(node.right));
+    case 'Array':
+      return combine(...node.elements.map((e) => at(e.value)));
+    case 'Object':
+      return combine(
+        ...node.attributes.map((a) => (a.type === 'ObjectConditionalSplat' ? combine(at(a.condition), at(a.value)) : at(a.value))),
+      );
+    case 'Select':
+      return combine(
+        ...node.alternatives.map((a) => combine(at(a.condition), at(a.value))),
+        node.fallback ? at(node.fallback) : NONE,
+      );
+    case 'FuncCall': {
+      const reads = findFunction(node.namespace, node.name)?.reads;
+      const own: Facts = { reach: reads === 'this' ? 0 : -1, scans: reads === 'dataset', runDependent: reads === 'dataset' || reads === 'context' };
+      // Selector expressions run in scopes of their own, on parts of the compared values.
+      const selector = node.selector ? selectorExpressions(node.selector).map((e) => inner(e, hidden, false)) : [];
+      return combine(own, ...node.args.map(at), ...selector);
+    }
+    case 'Filter':
+      return combine(at(node.base), inner(node.expr, hidden, false));
+    case 'Projection':
+      return combine(at(node.base), inner(node.expr, hidden, false));
+    case 'Map':
+    case 'FlatMap':
+      return combine(at(node.base), inner(node.expr, hidden, true));
+    case 'Order':
+      return combine(at(node.base), ...node.terms.map((t) => inner(t.expr, hidden, false)));
+    case 'Score':
+      return combine(at(node.base), ...node.terms.map((t) => inner(t, hidden, false)));
+  }
+}
+
+function selectorExpressions(selector: SelectorNode): ExprNode[] {
+  switch (selector.type) {
+    case 'SelectorAttribute':
+      return selector.base ? selectorExpressions(selector.base) : [];
+    case 'SelectorArray':
+      return selectorExpressions(selector.base);
+    case 'SelectorFilter':
+      return [...selectorExpressions(selector.base), selector.expr];
+    case 'SelectorGroup':
+      return [...(selector.base ? selectorExpressions(selector.base) : []), ...selector.members.flatMap(selectorExpressions)];
+    case 'SelectorAnywhere':
+      return [selector.expr];
+  }
+}

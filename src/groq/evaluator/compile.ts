@@ -1,0 +1,122 @@
+// Compiles an AST into a tree of closures (executors) once; running the query then only calls
+// them. The table COMPILERS is typed over every node kind, so a new kind of node does not compile
+// until it has its compiler. Two optimizations happen here, both driven by ../analysis.ts:
+// - constant folding: an expression that depends on nothing (`1 + 2`, `lower("A")`) is evaluated
+//   at compile time, when its value is immutable (arrays and objects are built afresh);
+// - hoisting: a subquery that depends on no scope (`*[_type == "a"]._id` inside a filter) is
+//   evaluated at most once per run instead of once per element.
+import { analyze } from '../analysis.ts';
+import type { ExprNode, NodeType } from '../ast.ts';
+import { compileArrayNodes } from './compile-arrays.ts';
+import { compileOperators } from './compile-operators.ts';
+import { compileStructures } from './compile-structures.ts';
+import { Scope, type Executor, type Run } from './scope.ts';
+import { DateTime } from './values.ts';
+
+/** Where an expression is compiled: the kind of scope it runs in, and how often it runs. */
+export type Context = {
+  readonly hidden: boolean;
+  /** Runs repeatedly within one evaluation (inside a filter, a map, an ordering term). */
+  readonly inLoop: boolean;
+  /** Set inside an expression being folded or hoisted: its parts need neither. */
+  readonly whole: boolean;
+  readonly query: QueryInfo;
+};
+
+/** What compiling a whole query learns about it. */
+export type QueryInfo = {
+  slots: number;
+  readonly parameters: Set<string>;
+  /** Some function can return datetimes or paths, so the result must be converted to JSON. */
+  nonJson: boolean;
+};
+
+export type Compile<N> = (node: N, c: Context) => Executor;
+export type CompilerTable = { [K in NodeType]: Compile<Extract<ExprNode, { type: K }>> };
+
+const COMPILERS: CompilerTable = {
+  ...compileStructures,
+  ...compileOperators,
+  ...compileArrayNodes,
+};
+
+/** Marks an unset cache slot (no GROQ value is undefined). */
+const UNSET = undefined;
+
+export function compileNode(node: ExprNode, c: Context): Executor {
+  if (!c.whole) {
+    const facts = analyze(node, c.hidden);
+    if (facts.reach < 0 && !facts.runDependent && node.type !== 'Value') {
+      const exec = dispatch(node, { ...c, whole: true });
+      const value = exec(FOLDING_SCOPE);
+      if (isImmutable(value)) return () => value;
+      return exec;
+    }
+    if (facts.reach < 0 && facts.scans && c.inLoop) {
+      const slot = c.query.slots++;
+      const exec = dispatch(node, { ...c, whole: true, inLoop: false });
+      return (scope) => {
+        const cache = scope.run.cache;
+        let value = cache[slot];
+        if (value === UNSET) {
+          value = exec(scope);
+          cache[slot] = value;
+        }
+        return value;
+      };
+    }
+  }
+  return dispatch(node, c);
+}
+
+function dispatch(node: ExprNode, c: Context): Executor {
+  const compile = COMPILERS[node.type] as Compile<ExprNode>;
+  return compile(node, c);
+}
+
+/** The context of an expression evaluated in a scope created for it, once per element. */
+export function nestedContext(c: Context, hidden: boolean): Context {
+  return { hidden, inLoop: true, whole: false, query: c.query };
+}
+
+function isImmutable(value: unknown): boolean {
+  return typeof value !== 'object' || value === null || value instanceof DateTime;
+}
+
+// Folded expressions depend on no scope and nothing of the run, so they never look at either.
+const FOLDING_RUN: Run = {
+  source: {
+    documents: () => {
+      throw new Error('BUG: a folded expression read the documents');
+    },
+    getDocument: () => {
+      throw new Error('BUG: a folded expression read a document');
+    },
+  },
+  params: {},
+  now: new DateTime(0),
+  identity: '',
+  project: null,
+  cache: [],
+  pending: false,
+};
+const FOLDING_SCOPE = new Scope(null, null, false, FOLDING_RUN);
+
+export type CompiledQuery = {
+  readonly root: Executor;
+  readonly info: QueryInfo;
+};
+
+const compiled = new WeakMap<ExprNode, CompiledQuery>();
+
+/** Compiles a query, or returns what compiling the same AST object produced before. */
+export function compileQuery(tree: ExprNode): CompiledQuery {
+  let result = compiled.get(tree);
+  if (!result) {
+    const info: QueryInfo = { slots: 0, parameters: new Set(), nonJson: false };
+    const root = compileNode(tree, { hidden: false, inLoop: false, whole: false, query: info });
+    result = { root, info };
+    compiled.set(tree, result);
+  }
+  return result;
+}

@@ -1,0 +1,35 @@
+// Shorthands for the common kinds of function: a fixed number of eagerly evaluated arguments.
+import type { Executor, Scope } from '../evaluator/scope.ts';
+import type { GroqFunction } from './types.ts';
+
+/** The executor of argument `i`; the parser has checked the arity, so it exists. */
+export function argument(args: readonly Executor[], i: number): Executor {
+  const arg = args[i];
+  if (!arg) throw new Error(`BUG: argument ${i} missing after the arity check`);
+  return arg;
+}
+
+export function nullary(reads: GroqFunction['reads'], fn: (scope: Scope) => unknown): GroqFunction {
+  return { arity: [0, 0], reads, compile: () => fn };
+}
+
+export function unary(fn: (value: unknown) => unknown): GroqFunction {
+  return {
+    arity: [1, 1],
+    compile(args) {
+      const a = argument(args, 0);
+      return (scope) => fn(a(scope));
+    },
+  };
+}
+
+export function binary(fn: (a: unknown, b: unknown) => unknown): GroqFunction {
+  return {
+    arity: [2, 2],
+    compile(args) {
+      const a = argument(args, 0);
+      const b = argument(args, 1);
+      return (scope) => fn(a(scope), b(scope));
+    },
+  };
+}

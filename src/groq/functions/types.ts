@@ -1,0 +1,32 @@
+// The shape of a GROQ function in the registry. The parser reads `arity` and the flags; the
+// evaluator calls `compile` once per call site and then runs the executor it returns.
+import type { ExprNode, FuncCallNode } from '../ast.ts';
+import type { Executor } from '../evaluator/scope.ts';
+
+/** Allowed argument counts, inclusive; `max` may be Infinity. */
+export type Arity = readonly [min: number, max: number];
+
+export type CallSite = {
+  readonly node: FuncCallNode;
+  /** Compiles an expression that the function evaluates in a nested scope of its own making. */
+  compileNested(expr: ExprNode): Executor;
+};
+
+export type GroqFunction = {
+  readonly arity: Arity;
+  /**
+   * What the function reads besides its arguments, so that the compiler neither folds nor hoists
+   * it wrongly: `this` = the current scope's value, `dataset` = the documents, `context` = the
+   * run's clock, identity or project.
+   */
+  readonly reads?: 'this' | 'dataset' | 'context';
+  /** Can return a datetime or a path, which the result must turn into strings. */
+  readonly returnsNonJson?: boolean;
+  /** boost(): only meaningful as a term of score(). */
+  readonly scoreOnly?: boolean;
+  /** diff::changedAny/changedOnly: this argument is a selector, not an expression. */
+  readonly selectorArgument?: number;
+  compile(args: readonly Executor[], site: CallSite): Executor;
+};
+
+export type Namespace = Readonly<Record<string, GroqFunction>>;

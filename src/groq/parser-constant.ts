@@ -1,0 +1,50 @@
+// Constant expressions: literals, parameters, and arithmetic and grouping on them. The parser
+// evaluates them to tell `[1]` (an element) from `["a"]` (an attribute) and `[x > 1]` (a filter).
+import type { ExprNode } from './ast.ts';
+import { OPERATORS } from './evaluator/operators.ts';
+
+/**
+ * The value of a constant expression, or undefined when `node` is not constant or uses a
+ * parameter whose value is not given.
+ */
+export function constantValue(node: ExprNode, params: Readonly<Record<string, unknown>> | undefined): unknown {
+  switch (node.type) {
+    case 'Value':
+      return node.value;
+    case 'Parameter':
+      return params && Object.hasOwn(params, node.name) ? (params[node.name] ?? null) : undefined;
+    case 'Group':
+      return constantValue(node.base, params);
+    case 'Neg':
+    case 'Pos': {
+      const value = constantValue(node.base, params);
+      if (value === undefined) return undefined;
+      return typeof value === 'number' ? (node.type === 'Neg' ? -value : value) : null;
+    }
+    case 'OpCall': {
+      if (!['+', '-', '*', '/', '%', '**'].includes(node.op)) return undefined;
+      const left = constantValue(node.left, params);
+      const right = constantValue(node.right, params);
+      return left === undefined || right === undefined ? undefined : OPERATORS[node.op](left, right);
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** Whether `node` is a constant expression, parameters included whatever their values. */
+export function isConstant(node: ExprNode): boolean {
+  switch (node.type) {
+    case 'Value':
+    case 'Parameter':
+      return true;
+    case 'Group':
+    case 'Neg':
+    case 'Pos':
+      return isConstant(node.base);
+    case 'OpCall':
+      return ['+', '-', '*', '/', '%', '**'].includes(node.op) && isConstant(node.left) && isConstant(node.right);
+    default:
+      return false;
+  }
+}

@@ -1,0 +1,16 @@
+/** The event names webhooks may subscribe to (SPEC.md "Events"). */
+export const WEBHOOK_EVENTS = [
+  'document.create',
+  'document.update',
+  'document.delete',
+  'document.publish',
+  'document.unpublish',
+  'asset.upload',
+  'asset.delete',
+] as const;
+
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+
+export function isWebhookEvent(name: string): name is WebhookEvent {
+  return (WEBHOOK_EVENTS as readonly string[]).includes(name);
+}

@@ -1,0 +1,50 @@
+import { randomUUID } from 'node:crypto';
+import type { Repositories, StoredOutboxEvent, WebhookRecord } from '../store/index.ts';
+
+export const FANOUT_CURSOR = 'webhooks';
+export const FANOUT_BATCH = 500;
+
+/**
+ * Turns outbox events into pending deliveries, one per matching webhook: active, same project and
+ * dataset, subscribed to the event, and created before the event happened. Runs in the caller's
+ * transaction with the cursor row locked, so one instance at a time fans out and each event is
+ * fanned out once. Resolves to the number of events read (FANOUT_BATCH means: call again).
+ */
+export async function fanOutBatch(tx: Repositories, now: string): Promise<number> {
+  const position = await tx.cursors.claim(FANOUT_CURSOR, 0);
+  const events = await tx.outbox.after(position, FANOUT_BATCH);
+  if (events.length === 0) return 0;
+  const webhooksOf = new Map<string, Promise<WebhookRecord[]>>();
+  for (const event of events) {
+    const key = `${event.projectId}\u0000${event.dataset}`;
+    let candidates = webhooksOf.get(key);
+    if (!candidates) {
+      candidates = tx.webhooks.activeFor(event.projectId, event.dataset);
+      webhooksOf.set(key, candidates);
+    }
+    for (const webhook of await candidates) {
+      if (!subscribed(webhook, event)) continue;
+      await tx.deliveries.enqueue({
+        id: randomUUID(),
+        webhookId: webhook.id,
+        outboxSeq: event.seq,
+        event: event.event,
+        payload: event.payload,
+        status: 'pending',
+        attempts: 0,
+        nextAttemptAt: now,
+        statusCode: null,
+        responseBody: null,
+        error: null,
+        createdAt: now,
+        updatedAt: now,
+      });
+    }
+  }
+  await tx.cursors.advance(FANOUT_CURSOR, events[events.length - 1]!.seq);
+  return events.length;
+}
+
+function subscribed(webhook: WebhookRecord, event: StoredOutboxEvent): boolean {
+  return webhook.events.includes(event.event) && webhook.createdAt <= event.createdAt;
+}

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { startTestApp } from '../helpers/test-app.ts';
+import { createProject } from '../helpers/fixtures.ts';
+import { dataClient, ok } from '../helpers/content.ts';
+import { startReceiver } from '../helpers/receiver.ts';
+import { createTestDatabase, testEngine } from '../helpers/engine.ts';
+
+describe(`webhook deliveries with several instances on one database (${testEngine})`, () => {
+  it('claims each delivery once: one request per delivery id', async () => {
+    const db = createTestDatabase();
+    const env = { WEBHOOK_ALLOW_PRIVATE_URLS: 'true' };
+    const instances = [await startTestApp(env, { db, workers: true })];
+    instances.push(await startTestApp(env, { db, workers: true }), await startTestApp(env, { db, workers: true }));
+    const receiver = await startReceiver();
+    try {
+      const [one] = instances;
+      const admin = await one!.login();
+      const project = await createProject(one!, admin);
+      const created = await one!.request('POST', `/api/v1/webhooks/${project.slug}`, {
+        token: admin,
+        body: { name: 'multi', url: receiver.url, events: ['document.create'], dataset: 'production' },
+      });
+      expect(created.status).toBe(201);
+      for (const [index, instance] of instances.entries()) {
+        const data = dataClient(instance, admin, project.slug);
+        for (let i = 0; i < 10; i++) ok(await data.mutate([{ create: { _type: `from-${index}` } }]));
+      }
+      await receiver.waitFor(30, 20_000);
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      for (const instance of instances) await instance.services.webhookWorker.settled();
+      const ids = receiver.requests.map((request) => request.headers['x-service-delivery']);
+      expect(ids).toHaveLength(30);
+      expect(new Set(ids).size).toBe(30);
+    } finally {
+      await receiver.close();
+      for (const [index, instance] of instances.entries()) await instance.close({ keepDatabase: index < instances.length - 1 });
+    }
+  }, 60_000);
+});
