@@ -1,6 +1,7 @@
 import type { Agent } from 'undici';
 import type { Logger } from '../logging.ts';
 import type { DeliveryRecord, Store } from '../store/index.ts';
+import type { AttemptOutcome } from '../store/repos/webhook-deliveries.ts';
 import { DELIVERY_LOG_SIZE } from './webhook-service.ts';
 import { outcomeOf, sendAttempt } from './delivery-attempt.ts';
 import { FANOUT_BATCH, fanOutBatch } from './fanout.ts';
@@ -17,11 +18,17 @@ export interface WebhookWorkerOptions {
   now?: () => number;
 }
 
+interface Finished {
+  delivery: DeliveryRecord;
+  outcome: AttemptOutcome;
+}
+
 /**
  * Consumes the outbox for webhooks: fans events out into durable delivery rows, then claims due
  * deliveries (a lease that expires if this process dies, so another attempt follows with the same
  * delivery id) and sends them concurrently, outside any transaction: a slow or dead receiver never
- * holds a lock, blocks mutations or delays other webhooks.
+ * holds a lock, blocks mutations or takes more than its share of slots. Outcomes are recorded in
+ * batches, so the bookkeeping of many deliveries costs few write transactions.
  */
 export class WebhookWorker {
   private readonly store: Store;
@@ -34,18 +41,18 @@ export class WebhookWorker {
   private readonly now: () => number;
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly perWebhookCount = new Map<string, number>();
+  private finished: Finished[] = [];
   private timer: NodeJS.Timeout | undefined;
   private ticking: Promise<void> | undefined;
-  /** The last claim filled every free slot: more may be due, so a finished attempt starts a pass. */
-  private backlog = false;
+  private rerun = false;
 
   constructor(store: Store, log: Logger, options: WebhookWorkerOptions) {
     this.store = store;
     this.log = log;
     this.pollIntervalMs = options.pollIntervalMs ?? 200;
     this.timeoutMs = options.timeoutMs ?? 10_000;
-    this.maxInFlight = options.maxInFlight ?? 16;
-    this.perWebhook = options.perWebhook ?? 2;
+    this.maxInFlight = options.maxInFlight ?? 32;
+    this.perWebhook = options.perWebhook ?? 8;
     this.now = options.now ?? Date.now;
     this.agent = createDeliveryAgent(options.allowPrivateUrls, this.timeoutMs);
   }
@@ -56,18 +63,31 @@ export class WebhookWorker {
     this.timer.unref();
   }
 
-  /** Stops polling and waits for the attempts under way, so their outcome is recorded. */
+  /** Stops polling, waits for the attempts under way and records their outcomes. */
   async stop(): Promise<void> {
     clearInterval(this.timer);
     this.timer = undefined;
     await this.ticking;
     await Promise.allSettled([...this.inFlight.values()]);
+    await this.flush().catch((error: unknown) => this.log.error({ err: error }, 'could not record webhook outcomes at shutdown'));
     await this.agent.close();
   }
 
-  /** One pass: fan out new events, start due deliveries. Passes never overlap. */
+  /**
+   * One pass: record finished attempts, fan out new events, start due deliveries. Passes never
+   * overlap; a call during a pass makes it run once more.
+   */
   tick(): Promise<void> {
-    this.ticking ??= this.pass()
+    if (this.ticking) {
+      this.rerun = true;
+      return this.ticking;
+    }
+    this.ticking = (async () => {
+      do {
+        this.rerun = false;
+        await this.pass();
+      } while (this.rerun);
+    })()
       .catch((error: unknown) => this.log.error({ err: error }, 'webhook worker pass failed; retrying at the next tick'))
       .finally(() => {
         this.ticking = undefined;
@@ -75,33 +95,53 @@ export class WebhookWorker {
     return this.ticking;
   }
 
-  /** Resolves once every delivery started so far has finished its attempt. */
+  /** Resolves once every delivery started so far has finished and its outcome is recorded. */
   async settled(): Promise<void> {
     await Promise.allSettled([...this.inFlight.values()]);
+    await this.tick();
   }
 
   private async pass(): Promise<void> {
     const now = () => new Date(this.now()).toISOString();
+    await this.flush();
     while ((await this.store.transaction((tx) => fanOutBatch(tx, now()))) === FANOUT_BATCH);
     const capacity = this.maxInFlight - this.inFlight.size;
     if (capacity <= 0) return;
     const busy = [...this.perWebhookCount].filter(([, count]) => count >= this.perWebhook).map(([id]) => id);
     const lease = new Date(this.now() + this.timeoutMs + 5_000).toISOString();
     const claimed = await this.store.transaction((tx) => tx.deliveries.claimDue(now(), lease, capacity, busy));
-    this.backlog = claimed.length === capacity;
     for (const delivery of claimed) this.begin(delivery);
+  }
+
+  /** Records the outcomes of finished attempts in one transaction and trims each webhook's log once. */
+  private async flush(): Promise<void> {
+    if (this.finished.length === 0) return;
+    const batch = this.finished;
+    this.finished = [];
+    const at = new Date(this.now()).toISOString();
+    try {
+      await this.store.transaction(async (tx) => {
+        for (const { delivery, outcome } of batch) await tx.deliveries.recordAttempt(delivery.id, outcome, at);
+        const done = new Set(batch.filter(({ outcome }) => outcome.status !== 'pending').map(({ delivery }) => delivery.webhookId));
+        for (const webhookId of done) await tx.deliveries.trim(webhookId, DELIVERY_LOG_SIZE);
+      });
+    } catch (error) {
+      this.finished.unshift(...batch);
+      throw error;
+    }
   }
 
   private begin(delivery: DeliveryRecord): void {
     this.perWebhookCount.set(delivery.webhookId, (this.perWebhookCount.get(delivery.webhookId) ?? 0) + 1);
     const attempt = this.attempt(delivery)
-      .catch((error: unknown) => this.log.error({ err: error, deliveryId: delivery.id }, 'webhook delivery bookkeeping failed'))
+      .catch((error: unknown) => this.log.error({ err: error, deliveryId: delivery.id }, 'webhook delivery failed unexpectedly'))
       .finally(() => {
         this.inFlight.delete(delivery.id);
         const left = (this.perWebhookCount.get(delivery.webhookId) ?? 1) - 1;
         if (left <= 0) this.perWebhookCount.delete(delivery.webhookId);
         else this.perWebhookCount.set(delivery.webhookId, left);
-        if (this.backlog && this.timer) void this.tick();
+        // Record it and fill the freed slot now rather than at the next poll.
+        if (this.timer) void this.tick();
       });
     this.inFlight.set(delivery.id, attempt);
   }
@@ -127,10 +167,6 @@ export class WebhookWorker {
       },
       'webhook delivery attempt',
     );
-    const at = new Date(this.now()).toISOString();
-    await this.store.transaction(async (tx) => {
-      await tx.deliveries.recordAttempt(delivery.id, outcome, at);
-      if (outcome.status !== 'pending') await tx.deliveries.trim(webhook.id, DELIVERY_LOG_SIZE);
-    });
+    this.finished.push({ delivery, outcome });
   }
 }

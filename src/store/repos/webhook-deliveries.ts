@@ -90,8 +90,11 @@ export class DeliveryRepository {
        ORDER BY next_attempt_at LIMIT ?${this.db.claimClause}`,
       [now, ...busyWebhooks, limit],
     );
-    for (const row of rows) {
-      await this.db.run('UPDATE webhook_deliveries SET next_attempt_at = ?, updated_at = ? WHERE id = ?', [leaseUntil, now, row.id]);
+    if (rows.length > 0) {
+      await this.db.run(
+        `UPDATE webhook_deliveries SET next_attempt_at = ?, updated_at = ? WHERE id IN (${rows.map(() => '?').join(', ')})`,
+        [leaseUntil, now, ...rows.map((row) => row.id)],
+      );
     }
     return rows.map(toRecord);
   }
