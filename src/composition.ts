@@ -22,6 +22,9 @@ import { ImageTransformer } from './assets/image-transformer.ts';
 import { join } from 'node:path';
 import { WebhookService } from './webhooks/webhook-service.ts';
 import { WebhookWorker } from './webhooks/webhook-worker.ts';
+import { ImportService } from './migration/import-service.ts';
+import { ExportService } from './migration/export-service.ts';
+import { loadSchema } from './schema/load-schema.ts';
 
 export interface ServiceOptions extends StoreOptions {
   log?: Logger;
@@ -30,6 +33,8 @@ export interface ServiceOptions extends StoreOptions {
 /** The composition root: builds the store and every service from the configuration. */
 export async function createServices(config: Config, options: ServiceOptions = {}): Promise<Services> {
   const log = options.log ?? createLogger(config.logLevel);
+  // A schema file that cannot be used stops the start before anything else is opened.
+  const schema = config.schemaPath === undefined ? undefined : loadSchema(config.schemaPath);
   const store = openStore(config.databaseUrl, options);
   await store.migrate();
   const passwords = new PasswordHasher(config.bcryptRounds);
@@ -54,6 +59,9 @@ export async function createServices(config: Config, options: ServiceOptions = {
     history: new HistoryService(store),
     documents: new DocumentReader(store),
     assets: new AssetService(store, new FilesystemBlobStore(join(config.dataDir, 'assets')), new ImageTransformer(join(config.dataDir, 'cache'))),
+    importer: new ImportService(store),
+    exporter: new ExportService(store),
+    schema,
     webhooks: new WebhookService(store, projects, { allowPrivateUrls: config.webhookAllowPrivateUrls }),
     scheduler: new Scheduler(store, config.schedulerIntervalMs, log.child({ worker: 'scheduler' })),
     webhookWorker: new WebhookWorker(store, log.child({ worker: 'webhooks' }), { allowPrivateUrls: config.webhookAllowPrivateUrls }),

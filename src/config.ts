@@ -26,6 +26,8 @@ export interface Config {
   readonly webhookAllowPrivateUrls: boolean;
   readonly schedulerIntervalMs: number;
   readonly schemaPath: string | undefined;
+  /** The largest import body accepted, in bytes. */
+  readonly importBodyLimitBytes: number;
   readonly logLevel: string;
   readonly nodeEnv: string;
 }
@@ -106,6 +108,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookAllowPrivateUrls: boolean(env, 'WEBHOOK_ALLOW_PRIVATE_URLS'),
     schedulerIntervalMs: integer(env, 'SCHEDULER_INTERVAL_MS', 1000, 10, 86_400_000),
     schemaPath: optional(env, 'SCHEMA_PATH'),
+    importBodyLimitBytes: integer(env, 'IMPORT_BODY_LIMIT_MB', 10_240, 1, 1_048_576) * 1024 * 1024,
     logLevel: env.LOG_LEVEL || 'info',
     nodeEnv,
   });

@@ -14,6 +14,9 @@ import type { Scheduler } from './content/scheduler.ts';
 import type { AssetService } from './assets/asset-service.ts';
 import type { WebhookService } from './webhooks/webhook-service.ts';
 import type { WebhookWorker } from './webhooks/webhook-worker.ts';
+import type { ImportService } from './migration/import-service.ts';
+import type { ExportService } from './migration/export-service.ts';
+import type { SchemaType } from './schema/load-schema.ts';
 
 /** Everything the HTTP layer, the workers and the CLI call into, built once by the composition root. */
 export interface Services {
@@ -31,6 +34,10 @@ export interface Services {
   readonly documents: DocumentReader;
   readonly assets: AssetService;
   readonly webhooks: WebhookService;
+  readonly importer: ImportService;
+  readonly exporter: ExportService;
+  /** The schema types of SCHEMA_PATH, when configured. */
+  readonly schema: SchemaType[] | undefined;
   /** Background work; started by the server (and by tests that need it), not by buildApp. */
   readonly scheduler: Scheduler;
   readonly webhookWorker: WebhookWorker;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Repositories, StoredDocument } from '../store/index.ts';
+import type { OutboxEventRecord, Repositories, RevisionRecord, StoredDocument } from '../store/index.ts';
 import { baseIdOf, isDraftId } from './document-ids.ts';
 
 export type DocumentEvent = 'document.create' | 'document.update' | 'document.delete' | 'document.publish' | 'document.unpublish';
@@ -12,6 +12,36 @@ export interface ChangeContext {
   actorId: string | null;
   /** One timestamp for the whole transaction. */
   now: string;
+}
+
+/** The outbox row of a document event: its payload is the webhook delivery body of SPEC.md. */
+export function documentEvent(context: ChangeContext, event: DocumentEvent, documentId: string, documentType: string | null): OutboxEventRecord {
+  return {
+    projectId: context.projectId,
+    dataset: context.dataset,
+    event,
+    documentId,
+    documentType,
+    transactionId: context.transactionId,
+    payload: { event, dataset: context.dataset, documentId, documentType, timestamp: context.now },
+    createdAt: context.now,
+  };
+}
+
+/** The revision snapshot of a written document. */
+export function revisionOf(context: ChangeContext, document: StoredDocument, revision: number): RevisionRecord {
+  return {
+    id: randomUUID(),
+    projectId: context.projectId,
+    dataset: context.dataset,
+    documentId: baseIdOf(document._id),
+    revision,
+    isDraft: isDraftId(document._id),
+    transactionId: context.transactionId,
+    content: document,
+    changedBy: context.actorId,
+    createdAt: context.now,
+  };
 }
 
 /**
@@ -80,18 +110,7 @@ export class ChangeSet {
         const baseId = baseIdOf(id);
         const revision = nextRevision.get(baseId) ?? (await tx.revisions.nextNumber(context.projectId, context.dataset, baseId));
         nextRevision.set(baseId, revision + 1);
-        await tx.revisions.insert({
-          id: randomUUID(),
-          projectId: context.projectId,
-          dataset: context.dataset,
-          documentId: baseId,
-          revision,
-          isDraft: isDraftId(id),
-          transactionId: context.transactionId,
-          content: after,
-          changedBy: context.actorId,
-          createdAt: context.now,
-        });
+        await tx.revisions.insert(revisionOf(context, after, revision));
       } else {
         await tx.documents.delete(context.projectId, context.dataset, id);
         // A schedule belongs to a draft: it must not publish a later draft of the same id.
@@ -105,16 +124,6 @@ export class ChangeSet {
   }
 
   private async emit(event: DocumentEvent, documentId: string, documentType: string | null): Promise<void> {
-    const { context } = this;
-    await this.tx.outbox.append({
-      projectId: context.projectId,
-      dataset: context.dataset,
-      event,
-      documentId,
-      documentType,
-      transactionId: context.transactionId,
-      payload: { event, dataset: context.dataset, documentId, documentType, timestamp: context.now },
-      createdAt: context.now,
-    });
+    await this.tx.outbox.append(documentEvent(this.context, event, documentId, documentType));
   }
 }

@@ -55,7 +55,8 @@ export function parseCall(p: Parser, first: Ident): ExprNode {
   const [min, max] = fn.arity;
   if (count < min || count > max) {
     const expected = min === max ? `${min}` : max === Infinity ? `at least ${min}` : `${min} to ${max}`;
-    p.fail(first, `${label} takes ${expected} argument${expected === '1' ? '' : 's'}, got ${count}`);
+    const singular = max === 1 || (min === 1 && max === Infinity);
+    p.fail(first, `${label} takes ${expected} argument${singular ? '' : 's'}, got ${count}`);
   }
   const exprs = args.filter((a): a is ExprNode => a !== null);
   const node: FuncCallNode = { type: 'FuncCall', namespace, name, args: exprs, selector, start: first.start, end };

@@ -2,12 +2,13 @@
 //   ||  &&  (== != < <= > >= in match: not chainable)  (+ -)  (* / %)  ** (right-assoc)
 // then prefix `-` (binds looser than `**`: -2**2 is -4), prefix `+` and `!`, and tightest of all
 // the postfix steps: traversals (`.a`, `[...]`, `{...}`, `->`) and pipe calls (`| order(...)`).
-import type { ArrayElement, ExprNode, ObjectAttribute, ObjectNode, Span } from './ast.ts';
+import type { ExprNode, Span } from './ast.ts';
 import { GroqSyntaxError } from './errors.ts';
 import { tokenize, type Token } from './lexer.ts';
 import { applyTraversal, type Step } from './traversal.ts';
-import { constantValue, isConstant } from './parser-constant.ts';
 import { parseCall, parsePipe, type CustomFunctions, readDeclarations } from './parser-calls.ts';
+import { parseArray, parseObject } from './parser-literals.ts';
+import { parseStep } from './parser-steps.ts';
 
 /** Deeper nesting is rejected with a syntax error instead of exhausting the stack. */
 export const MAX_NESTING = 128;
@@ -50,14 +51,15 @@ const BINARY_OPERATORS: Record<string, BinaryOperator> = {
   '%': { prec: 7 },
   '**': { prec: 8, right: true },
 };
+// A Map, not the object itself: an identifier like `constructor` must not find Object.prototype's.
 const BINARY = new Map(Object.entries(BINARY_OPERATORS));
 const PREC_NEG = 8;
+const PREC_PREFIX = 10;
 
 /** The binary operator a token stands for, if any. */
-function binaryOperator(t: Token): BinaryOperator | undefined {
+export function binaryOperator(t: Token): BinaryOperator | undefined {
   return t.kind === 'punct' || t.kind === 'ident' ? BINARY.get(t.text) : undefined;
 }
-const PREC_PREFIX = 10;
 
 /** In a custom function body, the function's parameter stands for the call's argument. */
 export type Binding = { name: string; argument: ExprNode; uses: number };
@@ -254,9 +256,9 @@ export class Parser {
         return { type: 'Group', base, start: t.start, end: close.end };
       }
       case '[':
-        return this.parseArray(t);
+        return parseArray(this, t);
       case '{':
-        return this.parseObject(t);
+        return parseObject(this, t);
       default:
         return this.fail(t, `expected an expression, found ${describe(t)}`);
     }
@@ -279,7 +281,7 @@ export class Parser {
     let current = base;
     let currentIsArray = baseIsArray;
     for (;;) {
-      const step = this.parseStep();
+      const step = parseStep(this);
       if (step) {
         steps.push(step);
         continue;
@@ -292,150 +294,6 @@ export class Parser {
       currentIsArray = true;
     }
     return steps.length > 0 ? applyTraversal(current, steps, currentIsArray) : current;
-  }
-
-  private parseStep(): Step | null {
-    const t = this.peek();
-    if (t.kind !== 'punct') return null;
-    switch (t.text) {
-      case '.': {
-        if (this.isPunct('^', 1)) return null;
-        this.next();
-        const name = this.expectIdent('an attribute name after "."');
-        return { kind: 'plain', start: t.start, end: name.end, build: (base) => ({ type: 'AccessAttribute', base, name: name.text, start: base.start, end: name.end }) };
-      }
-      case '->': {
-        this.next();
-        const attribute = this.isIdent() && !binaryOperator(this.peek()) ? this.expectIdent('an attribute name') : null;
-        const end = attribute ? attribute.end : t.end;
-        return {
-          kind: 'plain',
-          start: t.start,
-          end,
-          build: (base) => {
-            const deref: ExprNode = { type: 'Deref', base, start: base.start, end: t.end };
-            return attribute ? { type: 'AccessAttribute', base: deref, name: attribute.text, start: base.start, end } : deref;
-          },
-        };
-      }
-      case '[':
-        this.next();
-        return this.parseBracket(t);
-      case '{':
-        return this.projectionStep();
-      case '|':
-        if (!this.isPunct('{', 1)) return null;
-        this.next();
-        return this.projectionStep();
-      default:
-        return null;
-    }
-  }
-
-  private projectionStep(): Step {
-    const open = this.next();
-    const object = this.parseObject(open);
-    return { kind: 'projection', start: open.start, end: object.end, build: (base) => ({ type: 'Projection', base, expr: object, start: base.start, end: object.end }) };
-  }
-
-  /** After `[`: `[]`, a slice `[a..b]`, an element `[1]`, an attribute `["a"]` or a filter. */
-  private parseBracket(open: Token): Step {
-    if (this.isPunct(']')) {
-      const close = this.next();
-      return { kind: 'array', start: open.start, end: close.end, build: (base) => ({ type: 'ArrayCoerce', base, start: base.start, end: close.end }) };
-    }
-    const expr = this.parseExpr(0);
-    if (this.isPunct('..') || this.isPunct('...')) {
-      const inclusive = this.isPunct('..');
-      this.next();
-      const upper = this.parseExpr(0);
-      const close = this.expectPunct(']', 'to close the slice');
-      for (const bound of [expr, upper]) {
-        if (!isConstant(bound)) this.fail(bound, 'slice bounds must be constant numbers');
-        const value = constantValue(bound, this.params);
-        if (value !== undefined && !Number.isInteger(value)) this.fail(bound, 'slice bounds must be integers');
-      }
-      return {
-        kind: 'array',
-        start: open.start,
-        end: close.end,
-        build: (base) => ({ type: 'Slice', base, left: expr, right: upper, inclusive, start: base.start, end: close.end }),
-      };
-    }
-    const close = this.expectPunct(']', 'to close the brackets');
-    const value = constantValue(expr, this.params);
-    if (typeof value === 'number') {
-      if (!Number.isInteger(value)) this.fail(expr, 'an array index must be an integer');
-      return { kind: 'element', start: open.start, end: close.end, build: (base) => ({ type: 'AccessElement', base, index: value, start: base.start, end: close.end }) };
-    }
-    if (typeof value === 'string') {
-      return { kind: 'plain', start: open.start, end: close.end, build: (base) => ({ type: 'AccessAttribute', base, name: value, start: base.start, end: close.end }) };
-    }
-    return { kind: 'array', start: open.start, end: close.end, build: (base) => ({ type: 'Filter', base, expr, start: base.start, end: close.end }) };
-  }
-
-  // --- literals --------------------------------------------------------------------------------
-
-  private parseArray(open: Token): ExprNode {
-    const elements: ArrayElement[] = [];
-    while (!this.isPunct(']')) {
-      const splat = this.isPunct('...');
-      if (splat) this.next();
-      elements.push({ value: this.parseExpr(0), splat });
-      if (!this.isPunct(',')) break;
-      this.next();
-    }
-    const close = this.expectPunct(']', 'to close the array');
-    return { type: 'Array', elements, start: open.start, end: close.end };
-  }
-
-  parseObject(open: Token): ObjectNode {
-    const attributes: ObjectAttribute[] = [];
-    while (!this.isPunct('}')) {
-      attributes.push(this.parseObjectAttribute());
-      if (!this.isPunct(',')) break;
-      this.next();
-    }
-    const close = this.expectPunct('}', 'to close the object');
-    return { type: 'Object', attributes, start: open.start, end: close.end };
-  }
-
-  private parseObjectAttribute(): ObjectAttribute {
-    const first = this.peek();
-    if (this.isPunct('...')) {
-      this.next();
-      if (this.isPunct('}') || this.isPunct(',')) return { type: 'ObjectSplat', value: { type: 'This', start: first.start, end: first.end }, start: first.start, end: first.end };
-      const value = this.parseExpr(0);
-      return { type: 'ObjectSplat', value, start: first.start, end: value.end };
-    }
-    const expr = this.parseExpr(0);
-    if (this.isPunct(':')) {
-      if (first.kind !== 'string' || expr.type !== 'Value') this.fail(first, 'an attribute name before ":" must be a string literal');
-      this.next();
-      const value = this.parseExpr(0);
-      return { type: 'ObjectAttributeValue', name: first.value, value, start: first.start, end: value.end };
-    }
-    if (this.isPunct('=>')) {
-      this.next();
-      const value = this.parseExpr(0);
-      return { type: 'ObjectConditionalSplat', condition: expr, value, start: expr.start, end: value.end };
-    }
-    const name = attributeName(expr);
-    if (name === null) this.fail(expr, 'cannot tell the attribute name of this expression; write "name": expression');
-    return { type: 'ObjectAttributeValue', name, value: expr, start: expr.start, end: expr.end };
-  }
-}
-
-/** The name `{expr}` gives its attribute: that of the bare attribute the expression starts from. */
-function attributeName(node: ExprNode): string | null {
-  switch (node.type) {
-    case 'AccessAttribute':
-      return node.base === null ? node.name : null;
-    case 'Deref': case 'Map': case 'FlatMap': case 'Projection': case 'Slice': case 'Filter':
-    case 'AccessElement': case 'ArrayCoerce': case 'Group': case 'Order': case 'Score':
-      return attributeName(node.base);
-    default:
-      return null;
   }
 }
 

@@ -17,6 +17,8 @@ import { registerJsonParser } from './json-parser.ts';
 import { assetRoutes, MAX_UPLOAD_BYTES } from '../routes/assets.ts';
 import multipart from '@fastify/multipart';
 import { webhookRoutes } from '../routes/webhooks.ts';
+import { migrationRoutes } from '../routes/data/migration.ts';
+import { schemaRoutes } from '../routes/schema.ts';
 
 export interface AppOptions {
   version?: string;
@@ -54,9 +56,11 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     historyRoutes,
     assetRoutes,
     webhookRoutes,
+    migrationRoutes,
   ];
   for (const routes of routeGroups) {
     await app.register(routes, { prefix: API_PREFIX, services });
   }
+  if (services.schema) await app.register(schemaRoutes, { prefix: API_PREFIX, services, schema: services.schema });
   return app;
 }

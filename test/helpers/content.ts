@@ -48,6 +48,7 @@ export interface RevisionBody {
 }
 
 export interface OutboxRow {
+  projectId: string;
   event: string;
   documentId: string;
   documentType: string | null;

@@ -5,7 +5,7 @@ import { findFunction } from '../functions/registry.ts';
 import { compileNode, nestedContext, type CompilerTable, type Context } from './compile.ts';
 import { documentById, documentsOf } from './documents.ts';
 import type { Executor, Scope } from './scope.ts';
-import { assignAttributes, isObject, setAttribute } from './values.ts';
+import { assignAttributes, DateTime, isObject, Path, setAttribute } from './values.ts';
 
 type Structures = Pick<
   CompilerTable,
@@ -13,14 +13,17 @@ type Structures = Pick<
 >;
 
 /** Reads attribute `name` of whatever `base` yields, null unless it is an object that has it. */
-export function attributeReader(name: string, base: Executor | null): Executor {
+function attributeReader(name: string, base: Executor | null): Executor {
   // Names that plain objects inherit (constructor, toString, __proto__) need an own-property
   // check; for all others a missing attribute reads as undefined, which is cheaper to test.
   const inherited = name in Object.prototype;
   const read = (value: unknown): unknown => {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return null;
+    const found = (value as Record<string, unknown>)[name];
+    if (found === undefined) return null;
     if (inherited && !Object.hasOwn(value, name)) return null;
-    return (value as Record<string, unknown>)[name] ?? null;
+    // Datetimes and paths are not objects in GROQ: their fields and methods are not attributes.
+    return value instanceof DateTime || value instanceof Path ? null : found;
   };
   return base ? (scope) => read(base(scope)) : (scope) => read(scope.value);
 }
@@ -116,7 +119,12 @@ export const compileStructures: Structures = {
     if (!fn) throw new Error(`BUG: the parser let through unknown function ${node.namespace}::${node.name}`);
     if (fn.returnsNonJson) c.query.nonJson = true;
     const args = node.args.map((arg) => compileNode(arg, c));
-    return fn.compile(args, { node, compileNested: (expr: ExprNode) => compileNode(expr, nestedContext(c, false)) });
+    return fn.compile(args, {
+      node,
+      loops: c.loops,
+      compileNested: (expr: ExprNode) => compileNode(expr, nestedContext(c, false)),
+      reserveSlot: () => c.query.slots++,
+    });
   },
   Select: (node, c) => {
     const alternatives = node.alternatives.map((a) => ({ condition: compileNode(a.condition, c), value: compileNode(a.value, c) }));

@@ -16,8 +16,11 @@ import { DateTime } from './values.ts';
 /** Where an expression is compiled: the kind of scope it runs in, and how often it runs. */
 export type Context = {
   readonly hidden: boolean;
-  /** Runs repeatedly within one evaluation (inside a filter, a map, an ordering term). */
-  readonly inLoop: boolean;
+  /**
+   * How many per-element evaluations (filters, maps, ordering terms) enclose the expression:
+   * 0 = it runs once per run; 2 = once per pair of elements, as in a subquery per document.
+   */
+  readonly loops: number;
   /** Set inside an expression being folded or hoisted: its parts need neither. */
   readonly whole: boolean;
   readonly query: QueryInfo;
@@ -47,14 +50,15 @@ export function compileNode(node: ExprNode, c: Context): Executor {
   if (!c.whole) {
     const facts = analyze(node, c.hidden);
     if (facts.reach < 0 && !facts.runDependent && node.type !== 'Value') {
-      const exec = dispatch(node, { ...c, whole: true });
-      const value = exec(FOLDING_SCOPE);
+      const value = dispatch(node, { ...c, whole: true })(FOLDING_SCOPE);
       if (isImmutable(value)) return () => value;
-      return exec;
+      // An array or object is built afresh each time (a caller may change a result); its
+      // immutable parts are still folded.
+      return dispatch(node, c);
     }
-    if (facts.reach < 0 && facts.scans && c.inLoop) {
+    if (facts.reach < 0 && facts.scans && c.loops > 0) {
       const slot = c.query.slots++;
-      const exec = dispatch(node, { ...c, whole: true, inLoop: false });
+      const exec = dispatch(node, { ...c, whole: true, loops: 0 });
       return (scope) => {
         const cache = scope.run.cache;
         let value = cache[slot];
@@ -76,7 +80,7 @@ function dispatch(node: ExprNode, c: Context): Executor {
 
 /** The context of an expression evaluated in a scope created for it, once per element. */
 export function nestedContext(c: Context, hidden: boolean): Context {
-  return { hidden, inLoop: true, whole: false, query: c.query };
+  return { hidden, loops: c.loops + 1, whole: false, query: c.query };
 }
 
 function isImmutable(value: unknown): boolean {
@@ -114,7 +118,7 @@ export function compileQuery(tree: ExprNode): CompiledQuery {
   let result = compiled.get(tree);
   if (!result) {
     const info: QueryInfo = { slots: 0, parameters: new Set(), nonJson: false };
-    const root = compileNode(tree, { hidden: false, inLoop: false, whole: false, query: info });
+    const root = compileNode(tree, { hidden: false, loops: 0, whole: false, query: info });
     result = { root, info };
     compiled.set(tree, result);
   }

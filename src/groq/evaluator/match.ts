@@ -7,7 +7,7 @@ const TERM = /[^!@#$%^&(),\\/?";:{}|[\]+<>\s-]+/g;
 const EDGE_DOTS = /\b\.+|\.+\b/g;
 const MAX_TERM_LENGTH = 1024;
 
-export function tokenize(text: string): string[] {
+function tokenize(text: string): string[] {
   return text.replace(EDGE_DOTS, '').match(TOKEN) ?? [];
 }
 
@@ -17,7 +17,7 @@ function termRegex(term: string): RegExp {
 }
 
 /** The pattern terms as regular expressions; null unless the pattern is a string or an array of strings. */
-export function patternTerms(pattern: unknown): RegExp[] | null {
+function patternTerms(pattern: unknown): RegExp[] | null {
   if (typeof pattern === 'string') return cachedTerms(pattern);
   if (!Array.isArray(pattern)) return null;
   const terms: RegExp[] = [];
@@ -41,7 +41,7 @@ function cachedTerms(pattern: string): RegExp[] {
 }
 
 /** The tokens of a string, or of the strings in an array (other elements are ignored). */
-export function textTokens(text: unknown): string[] {
+function textTokens(text: unknown): string[] {
   if (typeof text === 'string') return tokenize(text);
   if (!Array.isArray(text)) return [];
   const tokens: string[] = [];

@@ -13,7 +13,10 @@ export type Run = {
   readonly identity: string;
   /** sanity::projectId() and sanity::dataset(). */
   readonly project: { readonly projectId: string; readonly dataset: string } | null;
-  /** Values of subqueries that do not depend on any scope, computed once per run. */
+  /**
+   * Slots for what is computed at most once per run: subqueries that depend on no scope, and
+   * caches of functions (see CallSite.reserveSlot). Unset slots are undefined.
+   */
   readonly cache: unknown[];
   /** Set when the source could not answer synchronously; the run is then repeated after loading. */
   pending: boolean;

@@ -3,8 +3,6 @@
 // Path. They serialize to strings through toJSON. No value is wrapped, so documents flow through
 // the evaluator without copying.
 
-export type GroqType = 'null' | 'boolean' | 'number' | 'string' | 'array' | 'object' | 'datetime' | 'path';
-
 /** A point in time with millisecond precision, as dateTime() makes it. */
 export class DateTime {
   readonly ms: number;
@@ -56,25 +54,6 @@ export class Path {
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-}
-
-export function groqType(value: unknown): GroqType {
-  switch (typeof value) {
-    case 'string':
-      return 'string';
-    case 'number':
-      return 'number';
-    case 'boolean':
-      return 'boolean';
-    case 'object':
-      if (value === null) return 'null';
-      if (Array.isArray(value)) return 'array';
-      if (value instanceof DateTime) return 'datetime';
-      if (value instanceof Path) return 'path';
-      return 'object';
-    default:
-      return 'null';
-  }
 }
 
 /** A GROQ object: not null, not an array, not a DateTime or Path. */

@@ -2,7 +2,8 @@
 // select() is parsed into its own node; order() and score() are pipe functions.
 import { DateTime, Path } from '../evaluator/values.ts';
 import { argument, nullary, unary } from './define.ts';
-import { hasReference } from './references.ts';
+import type { Executor, Scope } from '../evaluator/scope.ts';
+import { hasReference, referencedIds } from './references.ts';
 import { stringFunctions } from './string.ts';
 import type { GroqFunction, Namespace } from './types.ts';
 
@@ -51,18 +52,47 @@ const coalesce: GroqFunction = {
   },
 };
 
+/** The string ids among the values of references()' arguments (strings or arrays of strings). */
+function idsOf(args: readonly Executor[], scope: Scope): Set<string> {
+  const ids = new Set<string>();
+  for (const arg of args) {
+    const value = arg(scope);
+    if (typeof value === 'string') ids.add(value);
+    else if (Array.isArray(value)) for (const id of value) if (typeof id === 'string') ids.add(id);
+  }
+  return ids;
+}
+
 const references: GroqFunction = {
   arity: [1, Infinity],
   reads: 'this',
-  compile(args) {
+  compile(args, site) {
+    // In a subquery per document (`*[...]{"n": count(*[references(^._id)])}`) every document is
+    // searched once per outer element; there, the ids each document references are collected
+    // once per run instead.
+    if (site.loops < 2) {
+      return (scope) => {
+        const ids = idsOf(args, scope);
+        return ids.size > 0 && hasReference(scope.value, ids);
+      };
+    }
+    const slot = site.reserveSlot();
     return (scope) => {
-      const ids = new Set<string>();
-      for (const arg of args) {
-        const value = arg(scope);
-        if (typeof value === 'string') ids.add(value);
-        else if (Array.isArray(value)) for (const id of value) if (typeof id === 'string') ids.add(id);
+      const ids = idsOf(args, scope);
+      const value = scope.value;
+      if (ids.size === 0 || typeof value !== 'object' || value === null) return false;
+      let known = scope.run.cache[slot] as WeakMap<object, Set<string>> | undefined;
+      if (!known) {
+        known = new WeakMap();
+        scope.run.cache[slot] = known;
       }
-      return ids.size > 0 && hasReference(scope.value, ids);
+      let referenced = known.get(value);
+      if (!referenced) {
+        referenced = referencedIds(value);
+        known.set(value, referenced);
+      }
+      for (const id of ids) if (referenced.has(id)) return true;
+      return false;
     };
   },
 };

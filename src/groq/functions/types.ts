@@ -8,8 +8,12 @@ export type Arity = readonly [min: number, max: number];
 
 export type CallSite = {
   readonly node: FuncCallNode;
+  /** How many per-element evaluations enclose the call (see the compiler's Context). */
+  readonly loops: number;
   /** Compiles an expression that the function evaluates in a nested scope of its own making. */
   compileNested(expr: ExprNode): Executor;
+  /** Reserves a slot in the run's cache (`scope.run.cache[slot]`, undefined until set). */
+  reserveSlot(): number;
 };
 
 export type GroqFunction = {

@@ -3,11 +3,12 @@ import type { ColumnTypes, Migration } from './index.ts';
 // Documents are stored whole (system fields included) beside the columns we look them up by.
 // Revisions are per base id (a draft and its published form share one history). The outbox holds
 // one row per committed change, in commit order, for webhooks, real-time and other consumers.
+// Ids compare byte by byte on both engines, so `*` has one order everywhere (GROQ's dataset order).
 const sql = (t: ColumnTypes) => `
 CREATE TABLE documents (
   project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
   dataset TEXT NOT NULL,
-  id TEXT NOT NULL,
+  id ${t.binaryText} NOT NULL,
   type TEXT NOT NULL,
   rev TEXT NOT NULL,
   created_at ${t.timestamp} NOT NULL,
@@ -20,7 +21,7 @@ CREATE TABLE revisions (
   id TEXT PRIMARY KEY,
   project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
   dataset TEXT NOT NULL,
-  document_id TEXT NOT NULL,
+  document_id ${t.binaryText} NOT NULL,
   revision INTEGER NOT NULL,
   is_draft ${t.flag} NOT NULL,
   transaction_id TEXT NOT NULL,

@@ -23,11 +23,13 @@ export interface ColumnTypes {
   readonly flag: string;
   /** An increasing integer primary key. */
   readonly serialKey: string;
+  /** Text compared byte by byte (document ids: both engines order them the same way). */
+  readonly binaryText: string;
 }
 
 export const COLUMN_TYPES: Readonly<Record<Dialect, ColumnTypes>> = {
-  sqlite: { timestamp: 'TEXT', json: 'TEXT', flag: 'INTEGER', serialKey: 'INTEGER PRIMARY KEY AUTOINCREMENT' },
-  postgres: { timestamp: 'TIMESTAMPTZ', json: 'JSONB', flag: 'SMALLINT', serialKey: 'BIGSERIAL PRIMARY KEY' },
+  sqlite: { timestamp: 'TEXT', json: 'TEXT', flag: 'INTEGER', serialKey: 'INTEGER PRIMARY KEY AUTOINCREMENT', binaryText: 'TEXT' },
+  postgres: { timestamp: 'TIMESTAMPTZ', json: 'JSONB', flag: 'SMALLINT', serialKey: 'BIGSERIAL PRIMARY KEY', binaryText: 'TEXT COLLATE "C"' },
 };
 
 export const migrations: readonly Migration[] = [identity, documents, assets, webhooks];

@@ -3,6 +3,8 @@ import type { StoredDocument } from '../records.ts';
 
 const DRAFT_PREFIX = 'drafts.';
 const IDS_PER_QUERY = 500;
+// 8 values a row: well under SQLite's 32,766 and PostgreSQL's 65,535 bound parameters.
+const ROWS_PER_INSERT = 500;
 
 /** The current documents of every dataset. */
 export class DocumentRepository {
@@ -40,23 +42,72 @@ export class DocumentRepository {
 
   /** Inserts or replaces a document. */
   async put(projectId: string, dataset: string, document: StoredDocument): Promise<void> {
-    await this.db.run(
-      `INSERT INTO documents (project_id, dataset, id, type, rev, created_at, updated_at, content)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-       ON CONFLICT (project_id, dataset, id) DO UPDATE SET
-         type = excluded.type, rev = excluded.rev, created_at = excluded.created_at,
-         updated_at = excluded.updated_at, content = excluded.content`,
-      [
-        projectId,
-        dataset,
-        document._id,
-        document._type,
-        document._rev,
-        document._createdAt,
-        document._updatedAt,
-        JSON.stringify(document),
-      ],
-    );
+    await this.putMany(projectId, dataset, [document]);
+  }
+
+  /** Inserts or replaces documents with one statement per chunk (imports write thousands at once). */
+  async putMany(projectId: string, dataset: string, documents: readonly StoredDocument[]): Promise<void> {
+    for (let start = 0; start < documents.length; start += ROWS_PER_INSERT) {
+      const chunk = documents.slice(start, start + ROWS_PER_INSERT);
+      await this.db.run(
+        `INSERT INTO documents (project_id, dataset, id, type, rev, created_at, updated_at, content)
+         VALUES ${chunk.map(() => '(?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}
+         ON CONFLICT (project_id, dataset, id) DO UPDATE SET
+           type = excluded.type, rev = excluded.rev, created_at = excluded.created_at,
+           updated_at = excluded.updated_at, content = excluded.content`,
+        chunk.flatMap((document) => [
+          projectId,
+          dataset,
+          document._id,
+          document._type,
+          document._rev,
+          document._createdAt,
+          document._updatedAt,
+          JSON.stringify(document),
+        ]),
+      );
+    }
+  }
+
+  /** The ids among `ids` that exist, with their _createdAt. */
+  async existing(projectId: string, dataset: string, ids: readonly string[]): Promise<Map<string, string>> {
+    const found = new Map<string, string>();
+    for (let start = 0; start < ids.length; start += IDS_PER_QUERY) {
+      const chunk = ids.slice(start, start + IDS_PER_QUERY);
+      const rows = await this.db.all<{ id: string; created_at: string }>(
+        `SELECT id, created_at FROM documents WHERE project_id = ? AND dataset = ? AND id IN (${chunk.map(() => '?').join(', ')})`,
+        [projectId, dataset, ...chunk],
+      );
+      for (const row of rows) found.set(row.id, row.created_at);
+    }
+    return found;
+  }
+
+  /**
+   * Documents as their stored JSON text, in id order, a page at a time (exports stream them
+   * without parsing and re-serializing). `types` limits to those types; `drafts: false` leaves
+   * drafts out.
+   */
+  async *scanText(
+    projectId: string,
+    dataset: string,
+    filter: { types?: readonly string[]; drafts?: boolean } = {},
+    pageSize = 1000,
+  ): AsyncGenerator<string> {
+    const types = filter.types ?? [];
+    const typeClause = types.length > 0 ? `AND type IN (${types.map(() => '?').join(', ')})` : '';
+    const draftClause = filter.drafts === false ? `AND substr(id, 1, ${DRAFT_PREFIX.length}) <> ?` : '';
+    let after = '';
+    for (;;) {
+      const rows = await this.db.all<{ id: string; content: string }>(
+        `SELECT id, CAST(content AS TEXT) AS content FROM documents
+         WHERE project_id = ? AND dataset = ? AND id > ? ${typeClause} ${draftClause} ORDER BY id LIMIT ?`,
+        [projectId, dataset, after, ...types, ...(filter.drafts === false ? [DRAFT_PREFIX] : []), pageSize],
+      );
+      for (const row of rows) yield row.content;
+      if (rows.length < pageSize) return;
+      after = rows[rows.length - 1]!.id;
+    }
   }
 
   async delete(projectId: string, dataset: string, id: string): Promise<boolean> {
@@ -74,20 +125,8 @@ export class DocumentRepository {
     return Object.fromEntries(rows.map((row) => [row.type, Number(row.n)]));
   }
 
-  /**
-   * Every document of a dataset in id order, read in pages (keyset pagination), so memory holds
-   * one page whatever the dataset's size.
-   */
+  /** Every document of a dataset in id order, a page at a time: memory holds one page whatever the dataset's size. */
   async *scan(projectId: string, dataset: string, pageSize = 1000): AsyncGenerator<StoredDocument> {
-    let after = '';
-    for (;;) {
-      const rows = await this.db.all<{ id: string; content: unknown }>(
-        'SELECT id, content FROM documents WHERE project_id = ? AND dataset = ? AND id > ? ORDER BY id LIMIT ?',
-        [projectId, dataset, after, pageSize],
-      );
-      for (const row of rows) yield jsonColumn<StoredDocument>(row.content);
-      if (rows.length < pageSize) return;
-      after = rows[rows.length - 1]!.id;
-    }
+    for await (const text of this.scanText(projectId, dataset, {}, pageSize)) yield JSON.parse(text) as StoredDocument;
   }
 }

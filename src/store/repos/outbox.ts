@@ -1,6 +1,8 @@
 import { jsonColumn, type SqlExecutor } from '../sql.ts';
 import type { JsonObject, OutboxEventRecord, StoredOutboxEvent } from '../records.ts';
 
+const ROWS_PER_STATEMENT = 500;
+
 interface OutboxRow {
   seq: number;
   project_id: string;
@@ -25,20 +27,28 @@ export class OutboxRepository {
   }
 
   async append(event: OutboxEventRecord): Promise<void> {
-    await this.db.run(
-      `INSERT INTO outbox (project_id, dataset, event, document_id, document_type, transaction_id, payload, created_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-      [
-        event.projectId,
-        event.dataset,
-        event.event,
-        event.documentId,
-        event.documentType,
-        event.transactionId,
-        JSON.stringify(event.payload),
-        event.createdAt,
-      ],
-    );
+    await this.appendMany([event]);
+  }
+
+  /** Appends events in order (their sequence numbers follow the order given). */
+  async appendMany(events: readonly OutboxEventRecord[]): Promise<void> {
+    for (let start = 0; start < events.length; start += ROWS_PER_STATEMENT) {
+      const chunk = events.slice(start, start + ROWS_PER_STATEMENT);
+      await this.db.run(
+        `INSERT INTO outbox (project_id, dataset, event, document_id, document_type, transaction_id, payload, created_at)
+         VALUES ${chunk.map(() => '(?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+        chunk.flatMap((event) => [
+          event.projectId,
+          event.dataset,
+          event.event,
+          event.documentId,
+          event.documentType,
+          event.transactionId,
+          JSON.stringify(event.payload),
+          event.createdAt,
+        ]),
+      );
+    }
   }
 
   /** Events after `seq`, oldest first. */

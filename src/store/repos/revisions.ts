@@ -14,6 +14,8 @@ interface RevisionRow {
   created_at: string;
 }
 
+// 10 values a row: well under both engines' limits on bound parameters.
+const ROWS_PER_STATEMENT = 500;
 const COLUMNS = 'id, project_id, dataset, document_id, revision, is_draft, transaction_id, content, changed_by, created_at';
 
 function toRecord(row: RevisionRow): RevisionRecord {
@@ -50,19 +52,44 @@ export class RevisionRepository {
     return Number(row?.n ?? 0) + 1;
   }
 
+  /** The latest revision number of each base id that has one; call with the documents locked. */
+  async latestNumbers(projectId: string, dataset: string, documentIds: readonly string[]): Promise<Map<string, number>> {
+    const latest = new Map<string, number>();
+    for (let start = 0; start < documentIds.length; start += ROWS_PER_STATEMENT) {
+      const chunk = documentIds.slice(start, start + ROWS_PER_STATEMENT);
+      const rows = await this.db.all<{ document_id: string; n: number }>(
+        `SELECT document_id, MAX(revision) AS n FROM revisions
+         WHERE project_id = ? AND dataset = ? AND document_id IN (${chunk.map(() => '?').join(', ')}) GROUP BY document_id`,
+        [projectId, dataset, ...chunk],
+      );
+      for (const row of rows) latest.set(row.document_id, Number(row.n));
+    }
+    return latest;
+  }
+
   async insert(revision: RevisionRecord): Promise<void> {
-    await this.db.run(`INSERT INTO revisions (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, [
-      revision.id,
-      revision.projectId,
-      revision.dataset,
-      revision.documentId,
-      revision.revision,
-      revision.isDraft ? 1 : 0,
-      revision.transactionId,
-      JSON.stringify(revision.content),
-      revision.changedBy,
-      revision.createdAt,
-    ]);
+    await this.insertMany([revision]);
+  }
+
+  async insertMany(revisions: readonly RevisionRecord[]): Promise<void> {
+    for (let start = 0; start < revisions.length; start += ROWS_PER_STATEMENT) {
+      const chunk = revisions.slice(start, start + ROWS_PER_STATEMENT);
+      await this.db.run(
+        `INSERT INTO revisions (${COLUMNS}) VALUES ${chunk.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+        chunk.flatMap((revision) => [
+          revision.id,
+          revision.projectId,
+          revision.dataset,
+          revision.documentId,
+          revision.revision,
+          revision.isDraft ? 1 : 0,
+          revision.transactionId,
+          JSON.stringify(revision.content),
+          revision.changedBy,
+          revision.createdAt,
+        ]),
+      );
+    }
   }
 
   /** Newest first. */

@@ -1,0 +1,143 @@
+import { randomUUID } from 'node:crypto';
+import type { JsonObject, ProjectRecord, Repositories, Store, StoredDocument } from '../store/index.ts';
+import type { Principal } from '../access/principal.ts';
+import { requireProjectRole } from '../access/access-control.ts';
+import { actorIdOf } from '../content/actor.ts';
+import { documentEvent, revisionOf, type ChangeContext } from '../content/change-set.ts';
+import { baseIdOf, isValidDocumentId, DOCUMENT_ID_PATTERN } from '../content/document-ids.ts';
+import type { NumberedLine } from './ndjson-lines.ts';
+
+export interface ImportResult {
+  total: number;
+  created: number;
+  replaced: number;
+  skipped: number;
+  errors: { line: number; error: string }[];
+}
+
+/** Documents are written a batch at a time, so memory holds one batch whatever the import's size. */
+const BATCH = 500;
+/** At most this many line errors are reported (the counts stay exact). */
+const MAX_REPORTED_ERRORS = 1000;
+const SYSTEM_PREFIXES = ['system.', '_.'];
+const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$/;
+
+interface Parsed {
+  line: number;
+  document: JsonObject & { _id: string; _type: string };
+}
+
+function isObject(value: unknown): value is JsonObject {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function timestampOr(value: unknown, fallback: string): string {
+  return typeof value === 'string' && ISO_TIMESTAMP.test(value) && !Number.isNaN(Date.parse(value)) ? new Date(value).toISOString() : fallback;
+}
+
+/**
+ * POST /data/import (SPEC.md "Data migration"): NDJSON read line by line; ids starting with
+ * `system.` or `_.` skipped; existing documents skipped unless `replace`; `_createdAt` (and
+ * `_updatedAt`) kept when present; everything in one transaction; malformed or invalid lines
+ * reported with their numbers while the valid ones commit together. Each created or replaced
+ * document gets its revision and one event.
+ */
+export class ImportService {
+  private readonly store: Store;
+  private readonly now: () => Date;
+
+  constructor(store: Store, now: () => Date = () => new Date()) {
+    this.store = store;
+    this.now = now;
+  }
+
+  async import(actor: Principal, project: ProjectRecord, dataset: string, lines: AsyncIterable<NumberedLine>, replace: boolean): Promise<ImportResult> {
+    requireProjectRole(actor, project, 'admin', { dataset, sessionOnly: true });
+    const result: ImportResult = { total: 0, created: 0, replaced: 0, skipped: 0, errors: [] };
+    const context: ChangeContext = {
+      projectId: project.id,
+      dataset,
+      transactionId: randomUUID(),
+      actorId: actorIdOf(actor),
+      now: this.now().toISOString(),
+    };
+    await this.store.transaction(async (tx) => {
+      let batch: Parsed[] = [];
+      for await (const { line, text } of lines) {
+        if (text.trim() === '') continue;
+        result.total++;
+        const parsed = parseLine(text);
+        if (typeof parsed === 'string') {
+          if (result.errors.length < MAX_REPORTED_ERRORS) result.errors.push({ line, error: parsed });
+          continue;
+        }
+        if (SYSTEM_PREFIXES.some((prefix) => parsed._id.startsWith(prefix))) {
+          result.skipped++;
+          continue;
+        }
+        batch.push({ line, document: parsed });
+        if (batch.length >= BATCH) {
+          await writeBatch(tx, context, batch, replace, result);
+          batch = [];
+        }
+      }
+      await writeBatch(tx, context, batch, replace, result);
+    });
+    return result;
+  }
+}
+
+/** The document of a line, or why it is not one. */
+function parseLine(text: string): (JsonObject & { _id: string; _type: string }) | string {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    return `invalid JSON: ${error instanceof Error ? error.message : String(error)}`;
+  }
+  if (!isObject(value)) return 'not a JSON object';
+  if (typeof value._type !== 'string' || value._type.length === 0) return '_type is required (a non-empty string)';
+  if (value._id === undefined) value._id = randomUUID();
+  if (!isValidDocumentId(value._id)) return `_id must match ${DOCUMENT_ID_PATTERN}`;
+  return value as JsonObject & { _id: string; _type: string };
+}
+
+async function writeBatch(tx: Repositories, context: ChangeContext, batch: Parsed[], replace: boolean, result: ImportResult): Promise<void> {
+  if (batch.length === 0) return;
+  const { projectId, dataset, transactionId, now } = context;
+  const existing = await tx.documents.existing(projectId, dataset, batch.map((entry) => entry.document._id));
+  const written = new Map<string, { document: StoredDocument; replaced: boolean }>();
+  for (const { document } of batch) {
+    const previous = written.get(document._id);
+    const exists = previous !== undefined || existing.has(document._id);
+    if (exists && !replace) {
+      result.skipped++;
+      continue;
+    }
+    const { _id, _type, _rev: _ignored, _createdAt, _updatedAt, ...fields } = document;
+    const createdAt = timestampOr(_createdAt, previous?.document._createdAt ?? existing.get(_id) ?? now);
+    const stored: StoredDocument = { _id, _type, _rev: transactionId, _createdAt: createdAt, _updatedAt: timestampOr(_updatedAt, now), ...fields };
+    // A later line for the same id replaces an earlier one of this import: one write, one event.
+    written.delete(_id);
+    written.set(_id, { document: stored, replaced: exists && (previous?.replaced ?? true) });
+    if (exists) result.replaced++;
+    else result.created++;
+  }
+  const documents = [...written.values()].map((entry) => entry.document);
+  if (documents.length === 0) return;
+  await tx.documents.putMany(projectId, dataset, documents);
+  const latest = await tx.revisions.latestNumbers(projectId, dataset, [...new Set(documents.map((document) => baseIdOf(document._id)))]);
+  await tx.revisions.insertMany(
+    documents.map((document) => {
+      const baseId = baseIdOf(document._id);
+      const revision = (latest.get(baseId) ?? 0) + 1;
+      latest.set(baseId, revision);
+      return revisionOf(context, document, revision);
+    }),
+  );
+  await tx.outbox.appendMany(
+    [...written.values()].map(({ document, replaced }) =>
+      documentEvent(context, replaced ? 'document.update' : 'document.create', document._id, document._type),
+    ),
+  );
+}
