@@ -26,5 +26,5 @@ export async function* ndjsonLines(body: Readable, maxBytes: number, maxLineByte
     for (const part of parts) yield { line: ++line, text: part };
   }
   carry += decoder.decode();
-  if (carry.length > 0) yield { line: ++line, text: carry };
+  if (carry.length > 0) yield { line: line + 1, text: carry };
 }
