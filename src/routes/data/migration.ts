@@ -1,0 +1,99 @@
+import { Readable } from 'node:stream';
+import type { FastifyPluginAsync } from 'fastify';
+import type { Services } from '../../services.ts';
+import { AppError } from '../../errors.ts';
+import { principalOf } from '../../http/request-context.ts';
+import { dataProject } from '../../http/data-project.ts';
+import { bearerSecurity, errorResponses } from '../../http/schemas.ts';
+import { ndjsonLines } from '../../migration/ndjson-lines.ts';
+import { jsonArrayLines } from '../../migration/json-array-lines.ts';
+import { datasetParams, projectQuery } from './schemas.ts';
+
+/** A document line may be this long (a document this size is far beyond any real one). */
+const MAX_LINE_BYTES = 64 * 1024 * 1024;
+
+export const migrationRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
+  // Import bodies are read as a stream by the route, line by line, never buffered whole.
+  for (const type of ['application/x-ndjson', 'application/ndjson']) {
+    app.addContentTypeParser(type, (_request, payload, done) => done(null, payload));
+  }
+
+  app.get<{ Params: { dataset: string }; Querystring: { types?: string; drafts?: boolean } }>(
+    '/data/export/:dataset',
+    {
+      schema: {
+        tags: ['data migration'],
+        summary: 'Export a dataset as NDJSON, one document per line (drafts included unless drafts=false)',
+        security: bearerSecurity,
+        params: datasetParams,
+        querystring: {
+          type: 'object',
+          properties: {
+            types: { type: 'string', description: 'Comma-separated document types to export' },
+            drafts: { type: 'boolean', default: true, description: 'false leaves drafts out' },
+            ...projectQuery,
+          },
+        },
+        response: { 200: { type: 'string', description: 'NDJSON' }, ...errorResponses(400, 401, 403, 404) },
+      },
+    },
+    async (request, reply) => {
+      const { dataset } = request.params;
+      const project = await dataProject(services, request, dataset);
+      const types = (request.query.types ?? '')
+        .split(',')
+        .map((type) => type.trim())
+        .filter((type) => type.length > 0);
+      const lines = services.exporter.open(principalOf(request), project, dataset, { types, drafts: request.query.drafts });
+      reply.header('Content-Type', 'application/x-ndjson');
+      reply.header('Content-Disposition', `attachment; filename=${dataset}-export.ndjson`);
+      return reply.send(Readable.from(lines));
+    },
+  );
+
+  app.post<{ Params: { dataset: string }; Querystring: { replace?: boolean }; Body: Readable | unknown }>(
+    '/data/import/:dataset',
+    {
+      bodyLimit: services.config.importBodyLimitBytes,
+      schema: {
+        tags: ['data migration'],
+        summary: 'Import NDJSON (or a JSON array) of documents in one transaction (project admin session)',
+        description:
+          'Ids starting with system. or _. are skipped; existing documents are skipped unless replace=true; ' +
+          '_createdAt is kept. Lines that are not valid JSON documents are reported in errors with their ' +
+          'numbers; the valid ones commit together. Compatible with `sanity dataset export` NDJSON.',
+        security: bearerSecurity,
+        consumes: ['application/x-ndjson', 'application/json'],
+        params: datasetParams,
+        querystring: { type: 'object', properties: { replace: { type: 'boolean', default: false }, ...projectQuery } },
+        response: {
+          200: {
+            type: 'object',
+            properties: {
+              total: { type: 'integer' },
+              created: { type: 'integer' },
+              replaced: { type: 'integer' },
+              skipped: { type: 'integer' },
+              errors: {
+                type: 'array',
+                items: { type: 'object', properties: { line: { type: 'integer' }, error: { type: 'string' } }, required: ['line', 'error'] },
+              },
+            },
+            required: ['total', 'created', 'replaced', 'skipped', 'errors'],
+          },
+          ...errorResponses(400, 401, 403, 404, 413, 415),
+        },
+      },
+    },
+    async (request) => {
+      const { dataset } = request.params;
+      const project = await dataProject(services, request, dataset);
+      const body = request.body;
+      let lines;
+      if (body instanceof Readable) lines = ndjsonLines(body, services.config.importBodyLimitBytes, MAX_LINE_BYTES);
+      else if (Array.isArray(body)) lines = jsonArrayLines(body);
+      else throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send NDJSON (application/x-ndjson) or a JSON array of documents (application/json)');
+      return services.importer.import(principalOf(request), project, dataset, lines, request.query.replace === true);
+    },
+  );
+};

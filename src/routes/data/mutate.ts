@@ -1,0 +1,83 @@
+import type { FastifyPluginAsync } from 'fastify';
+import type { Services } from '../../services.ts';
+import { principalOf } from '../../http/request-context.ts';
+import { dataProject } from '../../http/data-project.ts';
+import { bearerSecurity, errorResponses } from '../../http/schemas.ts';
+import { datasetParams, documentSchema, projectQuery } from './schemas.ts';
+
+interface MutateQuery {
+  returnIds?: boolean;
+  returnDocuments?: boolean;
+  dryRun?: boolean;
+}
+
+const MUTATE_BODY_LIMIT = 16 * 1024 * 1024;
+
+export const mutateRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
+  app.post<{ Params: { dataset: string }; Querystring: MutateQuery; Body: { mutations: unknown } }>(
+    '/data/mutate/:dataset',
+    {
+      bodyLimit: MUTATE_BODY_LIMIT,
+      schema: {
+        tags: ['documents'],
+        summary: 'Apply mutations in one atomic transaction',
+        description:
+          'Each mutation has exactly one key: create, createOrReplace, createIfNotExists, patch ' +
+          '(set, setIfMissing, unset, inc, dec, insert, ifRevisionID) or delete. Patch paths use dots, [n] and ' +
+          '[_key=="k"]. A patched document that does not exist fails the transaction with 404, a failed ' +
+          'ifRevisionID with 409; nothing of a failed transaction is written.',
+        security: bearerSecurity,
+        params: datasetParams,
+        querystring: {
+          type: 'object',
+          properties: {
+            returnIds: { type: 'boolean', description: 'Add documentIds to the response' },
+            returnDocuments: { type: 'boolean', description: 'Add each result document to its result' },
+            dryRun: { type: 'boolean', description: 'Validate and apply, then roll back' },
+            ...projectQuery,
+          },
+        },
+        body: {
+          type: 'object',
+          properties: { mutations: { type: 'array', minItems: 1, description: 'The mutations, applied in order' } },
+          required: ['mutations'],
+        },
+        response: {
+          200: {
+            type: 'object',
+            properties: {
+              transactionId: { type: 'string' },
+              results: {
+                type: 'array',
+                items: {
+                  type: 'object',
+                  properties: {
+                    id: { type: 'string' },
+                    operation: { type: 'string', enum: ['create', 'update', 'delete', 'none'] },
+                    document: { ...documentSchema, nullable: true },
+                  },
+                  required: ['id', 'operation'],
+                },
+              },
+              documentIds: { type: 'array', items: { type: 'string' } },
+            },
+            required: ['transactionId', 'results'],
+          },
+          ...errorResponses(400, 401, 403, 404, 409, 413),
+        },
+      },
+    },
+    async (request) => {
+      const { dataset } = request.params;
+      const project = await dataProject(services, request, dataset);
+      const { transactionId, results } = await services.mutations.mutate(principalOf(request), project, dataset, request.body.mutations, {
+        dryRun: request.query.dryRun === true,
+      });
+      return {
+        transactionId,
+        results: results.map(({ id, operation, document }) => (request.query.returnDocuments ? { id, operation, document } : { id, operation })),
+        ...(request.query.returnIds ? { documentIds: results.map((result) => result.id) } : {}),
+      };
+    },
+  );
+};

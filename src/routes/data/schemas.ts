@@ -1,0 +1,33 @@
+import { DOCUMENT_ID_PATTERN } from '../../content/document-ids.ts';
+import { DATASET_PATTERN } from '../../projects/validation.ts';
+
+/** Schemas shared by the /data routes. */
+export const datasetParam = { type: 'string', pattern: DATASET_PATTERN } as const;
+export const documentIdParam = { type: 'string', pattern: DOCUMENT_ID_PATTERN } as const;
+
+export const datasetParams = { type: 'object', properties: { dataset: datasetParam }, required: ['dataset'] } as const;
+export const documentParams = {
+  type: 'object',
+  properties: { dataset: datasetParam, documentId: documentIdParam },
+  required: ['dataset', 'documentId'],
+} as const;
+
+/** Every /data route may name its project in the query (or with the X-Project header). */
+export const projectQuery = { project: { type: 'string', description: 'Project slug or id (else header X-Project)' } } as const;
+
+export const documentSchema = {
+  type: 'object',
+  description: 'A document: _id, _type, _rev, _createdAt, _updatedAt and its own fields',
+  properties: {
+    _id: { type: 'string' },
+    _type: { type: 'string' },
+    _rev: { type: 'string' },
+    _createdAt: { type: 'string' },
+    _updatedAt: { type: 'string' },
+  },
+  additionalProperties: true,
+} as const;
+
+export const languageQuery = {
+  language: { type: 'string', minLength: 1, maxLength: 35, description: "Resolve localized fields to this language of the project's locales" },
+} as const;
