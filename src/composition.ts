@@ -15,6 +15,7 @@ import { MutationService } from './content/mutations/mutation-service.ts';
 import { PublishingService } from './content/publishing-service.ts';
 import { HistoryService } from './content/history-service.ts';
 import { DocumentReader } from './content/document-reader.ts';
+import { QueryService } from './content/query/query-service.ts';
 import { Scheduler } from './content/scheduler.ts';
 import { AssetService } from './assets/asset-service.ts';
 import { FilesystemBlobStore } from './assets/filesystem-blob-store.ts';
@@ -58,6 +59,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     publishing: new PublishingService(store),
     history: new HistoryService(store),
     documents: new DocumentReader(store),
+    queries: new QueryService(store),
     assets: new AssetService(store, new FilesystemBlobStore(join(config.dataDir, 'assets')), new ImageTransformer(join(config.dataDir, 'cache'))),
     importer: new ImportService(store),
     exporter: new ExportService(store),

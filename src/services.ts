@@ -10,6 +10,7 @@ import type { MutationService } from './content/mutations/mutation-service.ts';
 import type { PublishingService } from './content/publishing-service.ts';
 import type { HistoryService } from './content/history-service.ts';
 import type { DocumentReader } from './content/document-reader.ts';
+import type { QueryService } from './content/query/query-service.ts';
 import type { Scheduler } from './content/scheduler.ts';
 import type { AssetService } from './assets/asset-service.ts';
 import type { WebhookService } from './webhooks/webhook-service.ts';
@@ -32,6 +33,7 @@ export interface Services {
   readonly publishing: PublishingService;
   readonly history: HistoryService;
   readonly documents: DocumentReader;
+  readonly queries: QueryService;
   readonly assets: AssetService;
   readonly webhooks: WebhookService;
   readonly importer: ImportService;

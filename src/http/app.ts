@@ -19,6 +19,7 @@ import multipart from '@fastify/multipart';
 import { webhookRoutes } from '../routes/webhooks.ts';
 import { migrationRoutes } from '../routes/data/migration.ts';
 import { schemaRoutes } from '../routes/schema.ts';
+import { queryRoutes } from '../routes/data/query.ts';
 
 export interface AppOptions {
   version?: string;
@@ -51,6 +52,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     projectRoutes,
     tokenRoutes,
     documentRoutes,
+    queryRoutes,
     mutateRoutes,
     publishingRoutes,
     historyRoutes,
