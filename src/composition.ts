@@ -40,6 +40,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
   await store.migrate();
   const passwords = new PasswordHasher(config.bcryptRounds);
   const projects = new ProjectService(store);
+  const blobs = new FilesystemBlobStore(join(config.dataDir, 'assets'));
   const counters = config.redisUrl ? new RedisCounterStore(config.redisUrl, `${config.redisKeyPrefix}rl:`) : new MemoryCounterStore();
   return {
     config,
@@ -60,7 +61,8 @@ export async function createServices(config: Config, options: ServiceOptions = {
     history: new HistoryService(store),
     documents: new DocumentReader(store),
     queries: new QueryService(store),
-    assets: new AssetService(store, new FilesystemBlobStore(join(config.dataDir, 'assets')), new ImageTransformer(join(config.dataDir, 'cache'))),
+    assets: new AssetService(store, blobs, new ImageTransformer(join(config.dataDir, 'cache'))),
+    blobs,
     importer: new ImportService(store),
     exporter: new ExportService(store),
     schema,

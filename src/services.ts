@@ -13,6 +13,7 @@ import type { DocumentReader } from './content/document-reader.ts';
 import type { QueryService } from './content/query/query-service.ts';
 import type { Scheduler } from './content/scheduler.ts';
 import type { AssetService } from './assets/asset-service.ts';
+import type { BlobStore } from './assets/blob-store.ts';
 import type { WebhookService } from './webhooks/webhook-service.ts';
 import type { WebhookWorker } from './webhooks/webhook-worker.ts';
 import type { ImportService } from './migration/import-service.ts';
@@ -35,6 +36,7 @@ export interface Services {
   readonly documents: DocumentReader;
   readonly queries: QueryService;
   readonly assets: AssetService;
+  readonly blobs: BlobStore;
   readonly webhooks: WebhookService;
   readonly importer: ImportService;
   readonly exporter: ExportService;

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { createWriteStream } from 'node:fs';
+import { createReadStream, createWriteStream } from 'node:fs';
 import { rm, stat } from 'node:fs/promises';
-import { Transform as TransformStream, type Readable } from 'node:stream';
+import { Transform as TransformStream, Writable, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { notFound } from '../errors.ts';
 import type { AssetRecord, AssetType, ProjectRecord, Repositories, Store } from '../store/index.ts';
@@ -85,6 +85,30 @@ export class AssetService {
    * in one transaction. Whatever fails, nothing is left behind.
    */
   async upload(actor: Principal, project: ProjectRecord, dataset: string, file: { filename?: string; stream: Readable }): Promise<UploadedAsset> {
+    const asset = await this.storeFile(actor, project, dataset, file);
+    return {
+      _id: asset.id,
+      assetId: asset.id,
+      _type: asset.type,
+      path: asset.path,
+      url: `${ASSET_URL_PREFIX}${asset.id}`,
+      ...(asset.type === 'image' ? { metadata: asset.metadata } : {}),
+    };
+  }
+
+  /**
+   * The asset of a dataset with this file's content, uploading the file only if no asset has the
+   * same bytes (SHA-1) yet: imports of Sanity archives call it for every referenced file.
+   */
+  async ingestFile(actor: Principal, project: ProjectRecord, dataset: string, path: string, filename: string): Promise<AssetRecord> {
+    requireProjectRole(actor, project, 'editor', { dataset });
+    const hash = createHash('sha1');
+    await pipeline(createReadStream(path), sha1Passthrough(hash), new Writable({ write: (_chunk, _encoding, done) => done() }));
+    const existing = await this.store.assets.findBySha1(project.id, dataset, hash.digest('hex'));
+    return existing ?? this.storeFile(actor, project, dataset, { filename, stream: createReadStream(path) });
+  }
+
+  private async storeFile(actor: Principal, project: ProjectRecord, dataset: string, file: { filename?: string; stream: Readable }): Promise<AssetRecord> {
     requireProjectRole(actor, project, 'editor', { dataset });
     const staging = await this.blobs.stagingPath();
     let stored: string | undefined;
@@ -118,14 +142,7 @@ export class AssetService {
         await this.emit(tx, 'asset.upload', asset);
       });
       stored = undefined;
-      return {
-        _id: id,
-        assetId: id,
-        _type: asset.type,
-        path,
-        url: `${ASSET_URL_PREFIX}${id}`,
-        ...(asset.type === 'image' ? { metadata: asset.metadata } : {}),
-      };
+      return asset;
     } finally {
       await rm(staging, { force: true });
       if (stored) await this.blobs.delete(stored);

@@ -3,6 +3,8 @@ import { ConfigError, loadConfig } from '../config.ts';
 import { packageVersion, startServer } from '../server.ts';
 import { runMigrate } from './migrate.ts';
 import { runUserCreate } from './user-create.ts';
+import { runImport } from './import.ts';
+import { runExport } from './export.ts';
 
 const program = new Command('cms').description('Content service: server and administration').version(packageVersion());
 
@@ -20,6 +22,27 @@ program
   .command('migrate')
   .description('Apply pending database migrations and exit')
   .action(async () => runMigrate(loadConfig()));
+
+program
+  .command('import')
+  .description('Import an NDJSON file or a `sanity dataset export` .tar.gz archive (uploading its assets) into a dataset')
+  .argument('<file>', 'a .ndjson file or a .tar.gz archive')
+  .requiredOption('--dataset <dataset>', 'the dataset to import into')
+  .option('--project <project>', 'project slug or id (needed when several projects have the dataset)')
+  .option('--replace', 'overwrite documents that already exist', false)
+  .action(async (file: string, options: { dataset: string; project?: string; replace: boolean }) => runImport(loadConfig(), file, options));
+
+program
+  .command('export')
+  .description('Export a dataset as NDJSON on standard output, or with --out FILE.tar.gz as a Sanity-style archive with its assets')
+  .requiredOption('--dataset <dataset>', 'the dataset to export')
+  .option('--project <project>', 'project slug or id (needed when several projects have the dataset)')
+  .option('--types <types>', 'comma-separated document types')
+  .option('--no-drafts', 'leave drafts out')
+  .option('--out <file>', 'write to this file (.ndjson, or .tar.gz for an archive) instead of standard output')
+  .action(async (options: { dataset: string; project?: string; types?: string; drafts: boolean; out?: string }) =>
+    runExport(loadConfig(), { ...options, types: options.types?.split(',').map((type) => type.trim()).filter(Boolean) }),
+  );
 
 const user = program.command('user').description('Manage users');
 user

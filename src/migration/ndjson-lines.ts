@@ -18,7 +18,10 @@ export async function* ndjsonLines(body: Readable, maxBytes: number, maxLineByte
   const decoder = new TextDecoder('utf-8');
   for await (const chunk of body as AsyncIterable<Buffer>) {
     total += chunk.length;
-    if (total > maxBytes) throw new AppError('PAYLOAD_TOO_LARGE', `The import body is larger than ${maxBytes} bytes (IMPORT_BODY_LIMIT_MB)`);
+    if (total > maxBytes) {
+      // The rest of the body is not read: the connection closes after the answer.
+      throw new AppError('PAYLOAD_TOO_LARGE', `The import body is larger than ${maxBytes} bytes (IMPORT_BODY_LIMIT_MB)`, { Connection: 'close' });
+    }
     const text = carry + decoder.decode(chunk, { stream: true });
     const parts = text.split('\n');
     carry = parts.pop() ?? '';

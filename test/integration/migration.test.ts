@@ -185,6 +185,26 @@ describe(`export and import (${testEngine})`, () => {
   });
 });
 
+describe(`import limits (${testEngine})`, () => {
+  it('refuses a body over IMPORT_BODY_LIMIT_MB with 413 and writes nothing', async () => {
+    const app = await startTestApp({ IMPORT_BODY_LIMIT_MB: '1' });
+    try {
+      const admin = await app.login();
+      const project = await createProject(app, admin);
+      const line = JSON.stringify({ _type: 'big', text: 'x'.repeat(1000) });
+      const response = await app.request('POST', '/api/v1/data/import/production', {
+        token: admin,
+        headers: { 'x-project': project.slug, 'content-type': 'application/x-ndjson' },
+        rawBody: Array.from({ length: 1500 }, () => line).join('\n'),
+      });
+      expect(expectErrorBody(response, 413).message).toContain('IMPORT_BODY_LIMIT_MB');
+      expect(await app.services.store.documents.count(project.id, 'production')).toBe(0);
+    } finally {
+      await app.close();
+    }
+  });
+});
+
 /** Makes the database itself refuse to store the document `id` (a real storage failure), then undoes it. */
 async function withFailingInsert(app: TestApp, id: string, work: () => Promise<void>): Promise<void> {
   if (app.db.engine === 'sqlite') {

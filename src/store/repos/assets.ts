@@ -67,6 +67,16 @@ export class AssetRepository {
     return row && toRecord(row);
   }
 
+  /** The asset of a dataset with this content (SHA-1), if one was uploaded. */
+  async findBySha1(projectId: string, dataset: string, sha1: string): Promise<AssetRecord | undefined> {
+    const row = await this.db.get<AssetRow>(`SELECT ${COLUMNS} FROM assets WHERE project_id = ? AND dataset = ? AND sha1 = ? ORDER BY created_at LIMIT 1`, [
+      projectId,
+      dataset,
+      sha1,
+    ]);
+    return row && toRecord(row);
+  }
+
   async list(projectId: string, dataset: string, type: AssetType | undefined, limit: number, offset: number): Promise<AssetRecord[]> {
     const rows = await this.db.all<AssetRow>(
       `SELECT ${COLUMNS} FROM assets WHERE project_id = ? AND dataset = ? AND (CAST(? AS TEXT) IS NULL OR type = ?)

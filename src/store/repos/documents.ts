@@ -1,5 +1,6 @@
 import { jsonColumn, type SqlExecutor } from '../sql.ts';
 import type { StoredDocument } from '../records.ts';
+import { jsonText } from '../serialize.ts';
 
 const DRAFT_PREFIX = 'drafts.';
 const IDS_PER_QUERY = 500;
@@ -63,7 +64,7 @@ export class DocumentRepository {
           document._rev,
           document._createdAt,
           document._updatedAt,
-          JSON.stringify(document),
+          jsonText(document),
         ]),
       );
     }
@@ -112,6 +113,11 @@ export class DocumentRepository {
 
   async delete(projectId: string, dataset: string, id: string): Promise<boolean> {
     return (await this.db.run('DELETE FROM documents WHERE project_id = ? AND dataset = ? AND id = ?', [projectId, dataset, id])) === 1;
+  }
+
+  async count(projectId: string, dataset: string): Promise<number> {
+    const row = await this.db.get<{ n: number }>('SELECT COUNT(*) AS n FROM documents WHERE project_id = ? AND dataset = ?', [projectId, dataset]);
+    return Number(row?.n ?? 0);
   }
 
   /** Published documents (ids without the drafts. prefix) per type. */

@@ -1,5 +1,6 @@
 import { jsonColumn, type SqlExecutor } from '../sql.ts';
 import type { RevisionRecord, StoredDocument } from '../records.ts';
+import { jsonText } from '../serialize.ts';
 
 interface RevisionRow {
   id: string;
@@ -84,7 +85,7 @@ export class RevisionRepository {
           revision.revision,
           revision.isDraft ? 1 : 0,
           revision.transactionId,
-          JSON.stringify(revision.content),
+          jsonText(revision.content),
           revision.changedBy,
           revision.createdAt,
         ]),
