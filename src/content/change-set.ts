@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import type { OutboxEventRecord, Repositories, RevisionRecord, StoredDocument } from '../store/index.ts';
+import type { OutboxEventRecord, Repositories, StoredDocument } from '../store/index.ts';
+import type { DocumentChangeRecord } from '../store/repos/document-changes.ts';
+import type { NewRevision } from '../store/repos/revisions.ts';
 import { baseIdOf, isDraftId } from './document-ids.ts';
 
 export type DocumentEvent = 'document.create' | 'document.update' | 'document.delete' | 'document.publish' | 'document.unpublish';
@@ -28,8 +30,22 @@ export function documentEvent(context: ChangeContext, event: DocumentEvent, docu
   };
 }
 
-/** The revision snapshot of a written document. */
-export function revisionOf(context: ChangeContext, document: StoredDocument, revision: number): RevisionRecord {
+/** The change-log row of a document the transaction wrote (`_rev` before and after; null: absent), for real-time listeners. */
+export function documentChange(context: ChangeContext, documentId: string, previousRev: string | null, resultRev: string | null): DocumentChangeRecord {
+  return {
+    projectId: context.projectId,
+    dataset: context.dataset,
+    documentId,
+    transactionId: context.transactionId,
+    previousRev,
+    resultRev,
+    actor: context.actorId,
+    createdAt: context.now,
+  };
+}
+
+/** The revision of a written document (its content is the document's, see RevisionRepository). */
+export function revisionOf(context: ChangeContext, document: StoredDocument, revision: number): NewRevision {
   return {
     id: randomUUID(),
     projectId: context.projectId,
@@ -38,7 +54,6 @@ export function revisionOf(context: ChangeContext, document: StoredDocument, rev
     revision,
     isDraft: isDraftId(document._id),
     transactionId: context.transactionId,
-    content: document,
     changedBy: context.actorId,
     createdAt: context.now,
   };
@@ -102,9 +117,16 @@ export class ChangeSet {
   async commit(): Promise<void> {
     const { tx, context } = this;
     const nextRevision = new Map<string, number>();
+    // Every document written or deleted, silenced ones included: listeners on drafts see a publish.
+    const logged: DocumentChangeRecord[] = [];
+    // Revisions that point at the current content of documents about to change get a copy first.
+    const replaced: string[] = [];
+    for (const id of this.changed.keys()) if ((await this.original(id)) !== null) replaced.push(baseIdOf(id));
+    if (replaced.length > 0) await tx.revisions.preserveCurrent(context.projectId, context.dataset, [...new Set(replaced)]);
     for (const [id, after] of this.changed) {
       const before = await this.original(id);
       if (after === null && before === null) continue;
+      logged.push(documentChange(context, id, before?._rev ?? null, after?._rev ?? null));
       if (after) {
         await tx.documents.put(context.projectId, context.dataset, after);
         const baseId = baseIdOf(id);
@@ -121,6 +143,7 @@ export class ChangeSet {
         chosen !== undefined ? chosen : before === null ? 'document.create' : after === null ? 'document.delete' : 'document.update';
       if (event) await this.emit(event, id, (after ?? before)!._type);
     }
+    await tx.changes.appendMany(logged);
   }
 
   private async emit(event: DocumentEvent, documentId: string, documentType: string | null): Promise<void> {

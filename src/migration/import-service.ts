@@ -3,7 +3,7 @@ import type { JsonObject, ProjectRecord, Repositories, Store, StoredDocument } f
 import type { Principal } from '../access/principal.ts';
 import { requireProjectRole } from '../access/access-control.ts';
 import { actorIdOf } from '../content/actor.ts';
-import { documentEvent, revisionOf, type ChangeContext } from '../content/change-set.ts';
+import { documentChange, documentEvent, revisionOf, type ChangeContext } from '../content/change-set.ts';
 import { baseIdOf, isValidDocumentId, DOCUMENT_ID_PATTERN } from '../content/document-ids.ts';
 import type { NumberedLine } from './ndjson-lines.ts';
 
@@ -125,6 +125,10 @@ async function writeBatch(tx: Repositories, context: ChangeContext, batch: Parse
   }
   const documents = [...written.values()].map((entry) => entry.document);
   if (documents.length === 0) return;
+  const replacedIds = documents.filter((document) => existing.has(document._id)).map((document) => baseIdOf(document._id));
+  if (replacedIds.length > 0) await tx.revisions.preserveCurrent(projectId, dataset, [...new Set(replacedIds)]);
+  // The _rev of each document replaced, read before it is overwritten, for real-time listeners' change log.
+  const previousRevs = await tx.changes.currentRevs(projectId, dataset, documents.filter((document) => existing.has(document._id)).map((document) => document._id));
   await tx.documents.putMany(projectId, dataset, documents);
   const latest = await tx.revisions.latestNumbers(projectId, dataset, [...new Set(documents.map((document) => baseIdOf(document._id)))]);
   await tx.revisions.insertMany(
@@ -140,4 +144,5 @@ async function writeBatch(tx: Repositories, context: ChangeContext, batch: Parse
       documentEvent(context, replaced ? 'document.update' : 'document.create', document._id, document._type),
     ),
   );
+  await tx.changes.appendMany(documents.map((document) => documentChange(context, document._id, previousRevs.get(document._id) ?? null, document._rev)));
 }

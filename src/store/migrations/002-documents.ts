@@ -1,7 +1,10 @@
 import type { ColumnTypes, Migration } from './index.ts';
 
 // Documents are stored whole (system fields included) beside the columns we look them up by.
-// Revisions are per base id (a draft and its published form share one history). The outbox holds
+// Revisions are per base id (a draft and its published form share one history). A revision's
+// content is NULL while it is the document's current state (the documents row holds it, so a new
+// document is written once, not twice); it is copied in when the document next changes or goes.
+// The outbox holds
 // one row per committed change, in commit order, for webhooks, real-time and other consumers.
 // Ids compare byte by byte on both engines, so `*` has one order everywhere (GROQ's dataset order).
 const sql = (t: ColumnTypes) => `
@@ -25,11 +28,12 @@ CREATE TABLE revisions (
   revision INTEGER NOT NULL,
   is_draft ${t.flag} NOT NULL,
   transaction_id TEXT NOT NULL,
-  content ${t.json} NOT NULL,
+  content ${t.json},
   changed_by TEXT,
   created_at ${t.timestamp} NOT NULL,
   UNIQUE (project_id, dataset, document_id, revision)
 );
+CREATE INDEX revisions_current ON revisions(project_id, dataset, document_id) WHERE content IS NULL;
 CREATE TABLE outbox (
   seq ${t.serialKey},
   project_id TEXT NOT NULL,

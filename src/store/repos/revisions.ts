@@ -1,6 +1,5 @@
 import { jsonColumn, type SqlExecutor } from '../sql.ts';
 import type { RevisionRecord, StoredDocument } from '../records.ts';
-import { jsonText } from '../serialize.ts';
 
 interface RevisionRow {
   id: string;
@@ -18,6 +17,11 @@ interface RevisionRow {
 // 10 values a row: well under both engines' limits on bound parameters.
 const ROWS_PER_STATEMENT = 500;
 const COLUMNS = 'id, project_id, dataset, document_id, revision, is_draft, transaction_id, content, changed_by, created_at';
+/** The document a revision describes: its draft or its published form. */
+const CURRENT_CONTENT = `SELECT d.content FROM documents d WHERE d.project_id = revisions.project_id AND d.dataset = revisions.dataset
+  AND d.id = (CASE WHEN revisions.is_draft = 1 THEN 'drafts.' || revisions.document_id ELSE revisions.document_id END)`;
+/** A revision with its content, taken from the document while the revision is its current state. */
+const SELECT_COLUMNS = COLUMNS.replace('content', `COALESCE(content, (${CURRENT_CONTENT})) AS content`);
 
 function toRecord(row: RevisionRow): RevisionRecord {
   return {
@@ -33,6 +37,8 @@ function toRecord(row: RevisionRow): RevisionRecord {
     createdAt: row.created_at,
   };
 }
+
+export type NewRevision = Omit<RevisionRecord, 'content'>;
 
 export type RevisionSummary = Pick<RevisionRecord, 'id' | 'revision' | 'isDraft' | 'changedBy' | 'createdAt'>;
 
@@ -68,11 +74,15 @@ export class RevisionRepository {
     return latest;
   }
 
-  async insert(revision: RevisionRecord): Promise<void> {
+  async insert(revision: NewRevision): Promise<void> {
     await this.insertMany([revision]);
   }
 
-  async insertMany(revisions: readonly RevisionRecord[]): Promise<void> {
+  /**
+   * Inserts revisions of documents just written: their content is the documents' current state,
+   * so it is not stored twice (content stays NULL until `preserveCurrent` copies it in).
+   */
+  async insertMany(revisions: readonly NewRevision[]): Promise<void> {
     for (let start = 0; start < revisions.length; start += ROWS_PER_STATEMENT) {
       const chunk = revisions.slice(start, start + ROWS_PER_STATEMENT);
       await this.db.run(
@@ -85,10 +95,25 @@ export class RevisionRepository {
           revision.revision,
           revision.isDraft ? 1 : 0,
           revision.transactionId,
-          jsonText(revision.content),
+          null,
           revision.changedBy,
           revision.createdAt,
         ]),
+      );
+    }
+  }
+
+  /**
+   * Copies the current content of these base ids' documents (draft and published form) into the
+   * revisions that still point at it. Call before those documents are overwritten or deleted.
+   */
+  async preserveCurrent(projectId: string, dataset: string, documentIds: readonly string[]): Promise<void> {
+    for (let start = 0; start < documentIds.length; start += ROWS_PER_STATEMENT) {
+      const chunk = documentIds.slice(start, start + ROWS_PER_STATEMENT);
+      await this.db.run(
+        `UPDATE revisions SET content = (${CURRENT_CONTENT})
+         WHERE project_id = ? AND dataset = ? AND content IS NULL AND document_id IN (${chunk.map(() => '?').join(', ')})`,
+        [projectId, dataset, ...chunk],
       );
     }
   }
@@ -111,7 +136,7 @@ export class RevisionRepository {
 
   async get(projectId: string, dataset: string, documentId: string, revision: number): Promise<RevisionRecord | undefined> {
     const row = await this.db.get<RevisionRow>(
-      `SELECT ${COLUMNS} FROM revisions WHERE project_id = ? AND dataset = ? AND document_id = ? AND revision = ?`,
+      `SELECT ${SELECT_COLUMNS} FROM revisions WHERE project_id = ? AND dataset = ? AND document_id = ? AND revision = ?`,
       [projectId, dataset, documentId, revision],
     );
     return row && toRecord(row);

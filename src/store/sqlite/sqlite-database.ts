@@ -3,6 +3,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Database, SqlExecutor } from '../sql.ts';
 import { SerialQueue } from './serial-queue.ts';
+import { announceSqliteCommit } from './commit-signal.ts';
 
 type Connection = BetterSqlite3.Database;
 
@@ -38,6 +39,8 @@ function open(file: string, readonly: boolean): Connection {
     conn.pragma('journal_mode = WAL');
     conn.pragma('synchronous = NORMAL');
     conn.pragma('foreign_keys = ON');
+    // Large transactions (imports) spill less with a bigger page cache than the 2 MB default.
+    conn.pragma('cache_size = -32000');
   }
   return conn;
 }
@@ -88,6 +91,7 @@ export function openSqliteDatabase(file: string): Database {
         try {
           const result = await fn(write);
           writer.exec('COMMIT');
+          announceSqliteCommit(file);
           return result;
         } catch (error) {
           if (writer.inTransaction) writer.exec('ROLLBACK');
