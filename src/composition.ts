@@ -20,6 +20,7 @@ import { Scheduler } from './content/scheduler.ts';
 import { AssetService } from './assets/asset-service.ts';
 import { FilesystemBlobStore } from './assets/filesystem-blob-store.ts';
 import { ImageTransformer } from './assets/image-transformer.ts';
+import { SanityAssetService } from './assets/sanity-asset-service.ts';
 import { join } from 'node:path';
 import { WebhookService } from './webhooks/webhook-service.ts';
 import { WebhookWorker } from './webhooks/webhook-worker.ts';
@@ -41,6 +42,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
   const passwords = new PasswordHasher(config.bcryptRounds);
   const projects = new ProjectService(store);
   const blobs = new FilesystemBlobStore(join(config.dataDir, 'assets'));
+  const assets = new AssetService(store, blobs, new ImageTransformer(join(config.dataDir, 'cache')));
   const counters = config.redisUrl ? new RedisCounterStore(config.redisUrl, `${config.redisKeyPrefix}rl:`) : new MemoryCounterStore();
   return {
     config,
@@ -61,8 +63,9 @@ export async function createServices(config: Config, options: ServiceOptions = {
     history: new HistoryService(store),
     documents: new DocumentReader(store),
     queries: new QueryService(store),
-    assets: new AssetService(store, blobs, new ImageTransformer(join(config.dataDir, 'cache'))),
+    assets,
     blobs,
+    sanityAssets: new SanityAssetService(store, assets, projects),
     importer: new ImportService(store),
     exporter: new ExportService(store),
     schema,

@@ -14,6 +14,7 @@ import type { QueryService } from './content/query/query-service.ts';
 import type { Scheduler } from './content/scheduler.ts';
 import type { AssetService } from './assets/asset-service.ts';
 import type { BlobStore } from './assets/blob-store.ts';
+import type { SanityAssetService } from './assets/sanity-asset-service.ts';
 import type { WebhookService } from './webhooks/webhook-service.ts';
 import type { WebhookWorker } from './webhooks/webhook-worker.ts';
 import type { ImportService } from './migration/import-service.ts';
@@ -37,6 +38,7 @@ export interface Services {
   readonly queries: QueryService;
   readonly assets: AssetService;
   readonly blobs: BlobStore;
+  readonly sanityAssets: SanityAssetService;
   readonly webhooks: WebhookService;
   readonly importer: ImportService;
   readonly exporter: ExportService;

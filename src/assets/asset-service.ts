@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { rm, stat } from 'node:fs/promises';
-import { Transform as TransformStream, Writable, type Readable } from 'node:stream';
+import { Transform as TransformStream, type Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { notFound } from '../errors.ts';
 import type { AssetRecord, AssetType, ProjectRecord, Repositories, Store } from '../store/index.ts';
@@ -11,7 +11,7 @@ import { actorIdOf } from '../content/actor.ts';
 import type { BlobStore } from './blob-store.ts';
 import type { ImageTransformer } from './image-transformer.ts';
 import { inspectFile } from './inspect-file.ts';
-import { normalizeTransform, type TransformQuery } from './transform.ts';
+import { normalizeTransform, type Transform, type TransformQuery } from './transform.ts';
 
 export const ASSET_URL_PREFIX = '/api/v1/assets/';
 export const ASSET_LIST_DEFAULT_LIMIT = 50;
@@ -85,7 +85,7 @@ export class AssetService {
    * in one transaction. Whatever fails, nothing is left behind.
    */
   async upload(actor: Principal, project: ProjectRecord, dataset: string, file: { filename?: string; stream: Readable }): Promise<UploadedAsset> {
-    const asset = await this.storeFile(actor, project, dataset, file);
+    const asset = await this.save(actor, project, dataset, file);
     return {
       _id: asset.id,
       assetId: asset.id,
@@ -101,20 +101,31 @@ export class AssetService {
    * same bytes (SHA-1) yet: imports of Sanity archives call it for every referenced file.
    */
   async ingestFile(actor: Principal, project: ProjectRecord, dataset: string, path: string, filename: string): Promise<AssetRecord> {
-    requireProjectRole(actor, project, 'editor', { dataset });
-    const hash = createHash('sha1');
-    await pipeline(createReadStream(path), sha1Passthrough(hash), new Writable({ write: (_chunk, _encoding, done) => done() }));
-    const existing = await this.store.assets.findBySha1(project.id, dataset, hash.digest('hex'));
-    return existing ?? this.storeFile(actor, project, dataset, { filename, stream: createReadStream(path) });
+    return this.save(actor, project, dataset, { filename, stream: createReadStream(path) }, { reuseSameContent: true });
   }
 
-  private async storeFile(actor: Principal, project: ProjectRecord, dataset: string, file: { filename?: string; stream: Readable }): Promise<AssetRecord> {
+  /**
+   * Stores a file as an asset (with its asset.upload event). With `reuseSameContent`, an asset of the
+   * dataset with the same bytes (SHA-1) is returned instead and the new copy dropped.
+   */
+  async save(
+    actor: Principal,
+    project: ProjectRecord,
+    dataset: string,
+    file: { filename?: string; stream: Readable },
+    options: { reuseSameContent?: boolean } = {},
+  ): Promise<AssetRecord> {
     requireProjectRole(actor, project, 'editor', { dataset });
     const staging = await this.blobs.stagingPath();
     let stored: string | undefined;
     try {
       const hash = createHash('sha1');
       await pipeline(file.stream, sha1Passthrough(hash), createWriteStream(staging));
+      const sha1 = hash.digest('hex');
+      if (options.reuseSameContent) {
+        const existing = await this.store.assets.findBySha1(project.id, dataset, sha1);
+        if (existing) return existing;
+      }
       const filename = cleanFilename(file.filename);
       const inspection = await inspectFile(staging, filename);
       const { size } = await stat(staging);
@@ -129,7 +140,7 @@ export class AssetService {
         mimeType: inspection.mimeType,
         extension: inspection.extension,
         size,
-        sha1: hash.digest('hex'),
+        sha1,
         path,
         metadata: inspection.metadata,
         createdBy: actorIdOf(actor),
@@ -154,10 +165,14 @@ export class AssetService {
     const asset = await this.store.assets.findById(id);
     if (!asset) throw notFound(`Asset "${id}" not found`);
     requireProjectRole(actor, { id: asset.projectId }, 'viewer', { dataset: asset.dataset });
+    return this.serve(asset, asset.type === 'image' ? normalizeTransform(query) : undefined);
+  }
+
+  /** What to send for an asset the caller may read: the original, or the transformed variant of an image. */
+  async serve(asset: AssetRecord, transform: Transform | undefined): Promise<AssetContent> {
     const original = await this.blobs.localPath(asset.path);
-    if (!original) throw notFound(`Asset "${id}" has no stored file`);
-    const transform = asset.type === 'image' ? normalizeTransform(query) : undefined;
-    if (!transform) {
+    if (!original) throw notFound(`Asset "${asset.id}" has no stored file`);
+    if (!transform || asset.type !== 'image') {
       const activeContent = asset.type !== 'image' || asset.metadata.format === 'svg';
       return {
         path: original,

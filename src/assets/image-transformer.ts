@@ -59,15 +59,30 @@ export class ImageTransformer {
   private async render(source: string, directory: string, target: string, transform: Transform, format: OutputFormat): Promise<void> {
     await mkdir(directory, { recursive: true });
     let pipeline = sharp(source, { limitInputPixels: MAX_INPUT_PIXELS }).rotate();
+    if (transform.rect) {
+      // Upright first, so the region is in the coordinates a viewer sees.
+      pipeline = sharp(await pipeline.toBuffer(), { limitInputPixels: MAX_INPUT_PIXELS });
+      const [left, top, width, height] = transform.rect;
+      pipeline = pipeline.extract({ left, top, width, height });
+    }
+    if (transform.flip === 'h' || transform.flip === 'hv') pipeline = pipeline.flop();
+    if (transform.flip === 'v' || transform.flip === 'hv') pipeline = pipeline.flip();
+    if (transform.rotate) pipeline = sharp(await pipeline.toBuffer(), { limitInputPixels: MAX_INPUT_PIXELS }).rotate(transform.rotate);
     if (transform.width !== undefined || transform.height !== undefined) {
       pipeline = pipeline.resize({
         width: transform.width,
         height: transform.height,
         fit: transform.fit ?? 'cover',
+        position: transform.position ?? 'centre',
         withoutEnlargement: true,
-        background: format === 'jpeg' ? { r: 255, g: 255, b: 255, alpha: 1 } : { r: 0, g: 0, b: 0, alpha: 0 },
+        background: transform.background
+          ? `#${transform.background}`
+          : format === 'jpeg'
+            ? { r: 255, g: 255, b: 255, alpha: 1 }
+            : { r: 0, g: 0, b: 0, alpha: 0 },
       });
     }
+    if (transform.background && format === 'jpeg') pipeline = pipeline.flatten({ background: `#${transform.background}` });
     if (transform.blur !== undefined) pipeline = pipeline.blur(transform.blur);
     pipeline = pipeline.toFormat(format, transform.quality === undefined ? {} : { quality: transform.quality });
     // Written aside and renamed, so a reader never sees half a file.

@@ -21,10 +21,23 @@ export interface TransformQuery {
   dpr?: number;
 }
 
+/** How a resize with both sides fills them (sharp's names; the API's fit values are the first three). */
+export type ResizeFit = Fit | 'inside' | 'outside';
+/** Where a cover crop keeps the image (sharp's positions and strategies). */
+export type CropPosition = 'centre' | 'top' | 'bottom' | 'left' | 'right' | 'entropy' | 'attention';
+
 export interface Transform {
+  /** A region cut out of the original before anything else: left, top, width, height in pixels. */
+  rect?: [number, number, number, number];
+  flip?: 'h' | 'v' | 'hv';
+  /** Extra clockwise rotation after EXIF orientation. */
+  rotate?: 90 | 180 | 270;
   width?: number;
   height?: number;
-  fit?: Fit;
+  fit?: ResizeFit;
+  position?: CropPosition;
+  /** Background of padded areas, as 6 hex digits. */
+  background?: string;
   format?: OutputFormat;
   quality?: number;
   blur?: number;
@@ -49,6 +62,6 @@ export function normalizeTransform(query: TransformQuery): Transform | undefined
 
 /** A stable text for the cache key: the same transform always gives the same key. */
 export function transformKey(transform: Transform): string {
-  const { width, height, fit, format, quality, blur } = transform;
-  return JSON.stringify([width ?? null, height ?? null, fit ?? null, format ?? null, quality ?? null, blur ?? null]);
+  const { rect, flip, rotate, width, height, fit, position, background, format, quality, blur } = transform;
+  return JSON.stringify([rect, flip, rotate, width, height, fit, position, background, format, quality, blur].map((value) => value ?? null));
 }

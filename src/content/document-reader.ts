@@ -20,6 +20,18 @@ export class DocumentReader {
     return localize ? localize(document) : document;
   }
 
+  /** Several documents at once, Sanity's way: the ones found, and the ids omitted because they do not exist. */
+  async getMany(actor: Principal, project: ProjectRecord, dataset: string, ids: readonly string[], language?: string) {
+    requireProjectRole(actor, project, 'viewer', { dataset });
+    const localize = localizerFor(project.locales, language);
+    const found = new Map((await this.store.documents.getMany(project.id, dataset, ids)).map((document) => [document._id, document]));
+    const documents = ids.flatMap((id) => {
+      const document = found.get(id);
+      return document ? [localize ? localize(document) : document] : [];
+    });
+    return { documents, omitted: ids.filter((id) => !found.has(id)).map((id) => ({ id, reason: 'existence' as const })) };
+  }
+
   async counts(actor: Principal, project: ProjectRecord, dataset: string): Promise<{ counts: Record<string, number> }> {
     requireProjectRole(actor, project, 'viewer', { dataset });
     return { counts: await this.store.documents.countPublishedByType(project.id, dataset) };

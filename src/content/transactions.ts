@@ -8,6 +8,8 @@ export interface TransactionScope {
   actorId: string | null;
   /** Run everything, then roll back: nothing is written or emitted. */
   dryRun?: boolean;
+  /** The transaction's id, when the client chose it. */
+  transactionId?: string;
   now?: Date;
 }
 
@@ -47,7 +49,7 @@ export async function runContentTransaction<T>(
   scope: TransactionScope,
   work: (changes: ChangeSet) => Promise<T>,
 ): Promise<{ transactionId: string; value: T }> {
-  const transactionId = randomUUID();
+  const transactionId = scope.transactionId ?? randomUUID();
   try {
     const value = await store.transaction(async (tx) => {
       const result = await withChangeSet(tx, { ...scope, transactionId }, work);

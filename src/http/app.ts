@@ -14,12 +14,14 @@ import { mutateRoutes } from '../routes/data/mutate.ts';
 import { publishingRoutes } from '../routes/data/publishing.ts';
 import { historyRoutes } from '../routes/data/history.ts';
 import { registerJsonParser } from './json-parser.ts';
+import { rewriteVersionedUrl } from './api-dialect.ts';
 import { assetRoutes, MAX_UPLOAD_BYTES } from '../routes/assets.ts';
 import multipart from '@fastify/multipart';
 import { webhookRoutes } from '../routes/webhooks.ts';
 import { migrationRoutes } from '../routes/data/migration.ts';
 import { schemaRoutes } from '../routes/schema.ts';
 import { queryRoutes } from '../routes/data/query.ts';
+import { sanityAssetRoutes } from '../routes/sanity-assets.ts';
 
 export interface AppOptions {
   version?: string;
@@ -32,6 +34,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     // Bodies are limited per route where larger uploads are allowed; 1 MiB elsewhere.
     bodyLimit: 1024 * 1024,
     return503OnClosing: true,
+    rewriteUrl: rewriteVersionedUrl,
   };
   const app = Fastify(serverOptions);
   registerValidation(app);
@@ -57,6 +60,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     publishingRoutes,
     historyRoutes,
     assetRoutes,
+    sanityAssetRoutes,
     webhookRoutes,
     migrationRoutes,
   ];

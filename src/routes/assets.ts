@@ -1,4 +1,3 @@
-import { createReadStream } from 'node:fs';
 import type { FastifyPluginAsync } from 'fastify';
 import type { Services } from '../services.ts';
 import { AppError, badRequest } from '../errors.ts';
@@ -9,9 +8,9 @@ import { bearerSecurity, deletedSchema, errorResponses } from '../http/schemas.t
 import { ASSET_LIST_DEFAULT_LIMIT, ASSET_LIST_MAX_LIMIT } from '../assets/asset-service.ts';
 import { FITS, MAX_DIMENSION, OUTPUT_FORMATS, type TransformQuery } from '../assets/transform.ts';
 import { datasetParam, projectQuery } from './data/schemas.ts';
+import { sendAssetContent } from '../http/send-asset.ts';
 
 export const MAX_UPLOAD_BYTES = 50 * 1024 * 1024;
-const IMMUTABLE = 'public, max-age=31536000, immutable';
 const assetId = { type: 'string', format: 'uuid' } as const;
 
 const uploadSchema = {
@@ -35,15 +34,6 @@ const uploadSchema = {
   },
   required: ['_id', 'assetId', '_type', 'path', 'url'],
 } as const;
-
-/** True when an If-None-Match header names this ETag (weak or strong, or `*`). */
-function matches(ifNoneMatch: string | undefined, etag: string): boolean {
-  if (!ifNoneMatch) return false;
-  return ifNoneMatch.split(',').some((tag) => {
-    const candidate = tag.trim().replace(/^W\//, '');
-    return candidate === '*' || candidate === etag;
-  });
-}
 
 export const assetRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
   app.post<{ Params: { dataset: string } }>(
@@ -105,20 +95,7 @@ export const assetRoutes: FastifyPluginAsync<{ services: Services }> = async (ap
         response: { 200: { type: 'string', format: 'binary' }, 304: { type: 'null' }, ...errorResponses(400, 401, 403, 404) },
       },
     },
-    async (request, reply) => {
-      const content = await services.assets.content(principalOf(request), request.params.id, request.query);
-      reply.header('ETag', content.etag);
-      reply.header('Cache-Control', IMMUTABLE);
-      // Asset bytes are never run as a page of our origin (uploaded SVG or HTML cannot script the API).
-      reply.header('Content-Security-Policy', "default-src 'none'; sandbox");
-      reply.header('X-Content-Type-Options', 'nosniff');
-      if (matches(request.headers['if-none-match'], content.etag)) return reply.code(304).send();
-      if (content.download !== undefined) {
-        reply.header('Content-Disposition', `attachment; filename*=UTF-8''${encodeURIComponent(content.download)}`);
-      }
-      reply.header('Content-Length', content.size);
-      return reply.type(content.mimeType).send(createReadStream(content.path));
-    },
+    async (request, reply) => sendAssetContent(request, reply, await services.assets.content(principalOf(request), request.params.id, request.query)),
   );
 
   app.get<{ Params: { dataset: string }; Querystring: { type?: AssetType; limit: number; offset: number } }>(

@@ -6,9 +6,15 @@ import { actorIdOf } from '../actor.ts';
 import { runContentTransaction } from '../transactions.ts';
 import { applyMutation, type MutationResult } from './apply-mutation.ts';
 import { parseMutations } from './parse-mutations.ts';
+import { mutationsWithArrayKeys } from './array-keys.ts';
+import { badRequest } from '../../errors.ts';
 
 export interface MutateOptions {
   dryRun?: boolean;
+  /** Add `_key` to array objects that lack one (Sanity's autoGenerateArrayKeys). */
+  autoGenerateArrayKeys?: boolean;
+  /** Use this id for the transaction (and as the `_rev` it writes) instead of a new one. */
+  transactionId?: string;
 }
 
 export interface MutateOutcome {
@@ -29,10 +35,13 @@ export class MutationService {
 
   async mutate(actor: Principal, project: ProjectRecord, dataset: string, input: unknown, options: MutateOptions = {}): Promise<MutateOutcome> {
     requireProjectRole(actor, project, 'editor', { dataset });
-    const mutations = parseMutations(input);
+    if (options.transactionId !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(options.transactionId)) {
+      throw badRequest('transactionId must be 1 to 64 letters, digits, "_" or "-"');
+    }
+    const mutations = parseMutations(options.autoGenerateArrayKeys ? mutationsWithArrayKeys(input) : input);
     const { transactionId, value } = await runContentTransaction(
       this.store,
-      { projectId: project.id, dataset, actorId: actorIdOf(actor), dryRun: options.dryRun },
+      { projectId: project.id, dataset, actorId: actorIdOf(actor), dryRun: options.dryRun, transactionId: options.transactionId },
       async (changes) => {
         await changes.lock(
           mutations.flatMap((mutation) =>

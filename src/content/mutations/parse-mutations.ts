@@ -6,7 +6,7 @@ import { parsePath } from '../patch/path.ts';
 import type { Mutation, MutationKind } from './mutation.ts';
 
 const KINDS: readonly MutationKind[] = ['create', 'createOrReplace', 'createIfNotExists', 'patch', 'delete'];
-const PATCH_KEYS = new Set(['id', 'ifRevisionID', 'set', 'setIfMissing', 'unset', 'inc', 'dec', 'insert']);
+const PATCH_KEYS = new Set(['id', 'ifRevisionID', 'set', 'setIfMissing', 'unset', 'inc', 'dec', 'insert', 'diffMatchPatch']);
 const INSERT_POSITIONS = ['before', 'after', 'replace'] as const;
 
 function isObject(value: unknown): value is JsonObject {
@@ -87,6 +87,13 @@ function parsePatch(value: unknown, at: string): Mutation {
     operations.unset = value.unset;
   }
   if (value.insert !== undefined) operations.insert = parseInsert(value.insert, `${at}.insert`);
+  if (value.diffMatchPatch !== undefined) {
+    const patches = pathMap(value.diffMatchPatch, `${at}.diffMatchPatch`);
+    for (const [path, text] of Object.entries(patches)) {
+      if (typeof text !== 'string') throw badRequest(`${at}.diffMatchPatch["${path}"] must be a text patch (a string)`);
+    }
+    operations.diffMatchPatch = patches as Record<string, string>;
+  }
   return {
     kind: 'patch',
     id,

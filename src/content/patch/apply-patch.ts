@@ -1,3 +1,4 @@
+import { applyPatches, parsePatch as parseTextPatch } from '@sanity/diff-match-patch';
 import { badRequest } from '../../errors.ts';
 import type { JsonObject } from '../../store/index.ts';
 import { parsePath, type PathSegment } from './path.ts';
@@ -10,6 +11,8 @@ export interface PatchOperations {
   inc?: Record<string, number>;
   dec?: Record<string, number>;
   insert?: InsertOperation;
+  /** Text patches (diff-match-patch's patch format) for string values, by path. */
+  diffMatchPatch?: Record<string, string>;
 }
 
 export interface InsertOperation {
@@ -129,7 +132,27 @@ function insertAt(root: JsonObject, operation: InsertOperation): void {
   else array.splice(operation.position === 'after' ? index + 1 : index, 0, ...items);
 }
 
-/** Applies the operations to `document` in place: set, setIfMissing, unset, inc, dec, insert. */
+/** Applies a diff-match-patch text patch to the string at `path`; a path that holds no string is left alone. */
+function patchTextAt(root: JsonObject, path: string, patchText: string): void {
+  const segments = parsePath(path);
+  guard(path, segments, false);
+  const parent = parentOf(root, segments, false);
+  if (!parent) return;
+  const at = locate(parent, segments[segments.length - 1]!);
+  if (at === undefined) return;
+  const target = parent as Record<string | number, unknown>;
+  const current = target[at];
+  if (typeof current !== 'string') return;
+  let patches;
+  try {
+    patches = parseTextPatch(patchText);
+  } catch {
+    throw badRequest(`diffMatchPatch "${path}": not a valid text patch`);
+  }
+  target[at] = applyPatches(patches, current)[0];
+}
+
+/** Applies the operations to `document` in place, in Sanity's order: set, setIfMissing, unset, inc, dec, insert, diffMatchPatch. */
 export function applyPatch(document: JsonObject, operations: PatchOperations): void {
   for (const [path, value] of Object.entries(operations.set ?? {})) setAt(document, path, value, false);
   for (const [path, value] of Object.entries(operations.setIfMissing ?? {})) setAt(document, path, value, true);
@@ -137,4 +160,5 @@ export function applyPatch(document: JsonObject, operations: PatchOperations): v
   for (const [path, amount] of Object.entries(operations.inc ?? {})) addAt(document, path, amount, 1, 'inc');
   for (const [path, amount] of Object.entries(operations.dec ?? {})) addAt(document, path, amount, -1, 'dec');
   if (operations.insert) insertAt(document, operations.insert);
+  for (const [path, patchText] of Object.entries(operations.diffMatchPatch ?? {})) patchTextAt(document, path, patchText);
 }

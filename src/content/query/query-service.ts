@@ -5,12 +5,18 @@ import { requireProjectRole } from '../../access/access-control.ts';
 import { evaluate, GroqParameterError, GroqSyntaxError } from '../../groq/index.ts';
 import { localizerFor } from '../localization.ts';
 import { StoreDocumentSource } from './store-document-source.ts';
+import { withPerspective } from './perspective-source.ts';
+
+/** Which documents `*` sees: all (raw), published only, or drafts in place of their published form. */
+export const PERSPECTIVES = ['raw', 'published', 'drafts', 'previewDrafts'] as const;
+export type Perspective = (typeof PERSPECTIVES)[number];
 
 export interface QueryRequest {
   query: string;
   /** `$name` values; keys may be given with or without the `$`. */
   params?: Record<string, unknown>;
   language?: string;
+  perspective?: Perspective;
 }
 
 export interface QueryResponse {
@@ -36,7 +42,7 @@ export class QueryService {
     let result: unknown;
     try {
       result = await evaluate(request.query, {
-        source: new StoreDocumentSource(this.store, project.id, dataset),
+        source: withPerspective(new StoreDocumentSource(this.store, project.id, dataset), request.perspective),
         params,
         project: { projectId: project.id, dataset },
       });

@@ -3,7 +3,12 @@ import type { Services } from '../../services.ts';
 import { principalOf } from '../../http/request-context.ts';
 import { dataProject } from '../../http/data-project.ts';
 import { bearerSecurity, errorResponses } from '../../http/schemas.ts';
-import { datasetParams, documentParams, documentSchema, languageQuery, projectQuery } from './schemas.ts';
+import { isSanityDialect } from '../../http/api-dialect.ts';
+import { datasetParam, datasetParams, documentSchema, languageQuery, projectQuery } from './schemas.ts';
+import { DOCUMENT_ID_PATTERN } from '../../content/document-ids.ts';
+
+/** One id, or up to 100 comma-separated ids. */
+const DOCUMENT_IDS_PATTERN = `^(?:${DOCUMENT_ID_PATTERN.slice(1, -1)})(?:,(?:${DOCUMENT_ID_PATTERN.slice(1, -1)})){0,99}$`;
 
 export const documentRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
   app.get<{ Params: { dataset: string; documentId: string }; Querystring: { language?: string } }>(
@@ -11,16 +16,43 @@ export const documentRoutes: FastifyPluginAsync<{ services: Services }> = async 
     {
       schema: {
         tags: ['documents'],
-        summary: 'A document by id (drafts have ids starting with drafts.)',
+        summary: 'A document by id; several comma-separated ids answer {documents, omitted}',
+        description:
+          'One id answers the document itself (404 if missing). Several ids, or any request in Sanity\'s API dialect ' +
+          '(a dated /api/vYYYY-MM-DD path, or the X-Sanity-Project-ID header), answer {documents, omitted} where a ' +
+          'missing id is listed in omitted with reason "existence".',
         security: bearerSecurity,
-        params: documentParams,
-        querystring: { type: 'object', properties: { ...languageQuery, ...projectQuery } },
-        response: { 200: documentSchema, ...errorResponses(400, 401, 403, 404) },
+        params: {
+          type: 'object',
+          properties: { dataset: datasetParam, documentId: { type: 'string', pattern: DOCUMENT_IDS_PATTERN } },
+          required: ['dataset', 'documentId'],
+        },
+        querystring: { type: 'object', properties: { ...languageQuery, ...projectQuery, tag: { type: 'string' } } },
+        response: {
+          200: {
+            oneOf: [
+              documentSchema,
+              {
+                type: 'object',
+                properties: {
+                  documents: { type: 'array', items: documentSchema },
+                  omitted: { type: 'array', items: { type: 'object', properties: { id: { type: 'string' }, reason: { type: 'string' } } } },
+                },
+                required: ['documents', 'omitted'],
+              },
+            ],
+          },
+          ...errorResponses(400, 401, 403, 404),
+        },
       },
     },
     async (request) => {
       const { dataset, documentId } = request.params;
       const project = await dataProject(services, request, dataset);
+      const ids = documentId.split(',');
+      if (ids.length > 1 || isSanityDialect(request)) {
+        return services.documents.getMany(principalOf(request), project, dataset, ids, request.query.language);
+      }
       return services.documents.get(principalOf(request), project, dataset, documentId, request.query.language);
     },
   );

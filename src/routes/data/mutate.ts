@@ -9,12 +9,15 @@ interface MutateQuery {
   returnIds?: boolean;
   returnDocuments?: boolean;
   dryRun?: boolean;
+  visibility?: 'sync' | 'async' | 'deferred';
+  autoGenerateArrayKeys?: boolean;
+  transactionId?: string;
 }
 
 const MUTATE_BODY_LIMIT = 16 * 1024 * 1024;
 
 export const mutateRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
-  app.post<{ Params: { dataset: string }; Querystring: MutateQuery; Body: { mutations: unknown } }>(
+  app.post<{ Params: { dataset: string }; Querystring: MutateQuery; Body: { mutations: unknown; transactionId?: string } }>(
     '/data/mutate/:dataset',
     {
       bodyLimit: MUTATE_BODY_LIMIT,
@@ -34,12 +37,24 @@ export const mutateRoutes: FastifyPluginAsync<{ services: Services }> = async (a
             returnIds: { type: 'boolean', description: 'Add documentIds to the response' },
             returnDocuments: { type: 'boolean', description: 'Add each result document to its result' },
             dryRun: { type: 'boolean', description: 'Validate and apply, then roll back' },
+            visibility: {
+              type: 'string',
+              enum: ['sync', 'async', 'deferred'],
+              description: 'Accepted for Sanity clients; changes are always visible when the response arrives',
+            },
+            autoGenerateArrayKeys: { type: 'boolean', description: 'Add _key to array objects that have none' },
+            transactionId: { type: 'string', description: 'Use this id for the transaction (also accepted in the body)' },
+            skipCrossDatasetReferenceValidation: { type: 'boolean' },
+            tag: { type: 'string' },
             ...projectQuery,
           },
         },
         body: {
           type: 'object',
-          properties: { mutations: { type: 'array', minItems: 1, description: 'The mutations, applied in order' } },
+          properties: {
+            mutations: { type: 'array', minItems: 1, description: 'The mutations, applied in order' },
+            transactionId: { type: 'string', description: 'Use this id for the transaction' },
+          },
           required: ['mutations'],
         },
         response: {
@@ -72,6 +87,8 @@ export const mutateRoutes: FastifyPluginAsync<{ services: Services }> = async (a
       const project = await dataProject(services, request, dataset);
       const { transactionId, results } = await services.mutations.mutate(principalOf(request), project, dataset, request.body.mutations, {
         dryRun: request.query.dryRun === true,
+        autoGenerateArrayKeys: request.query.autoGenerateArrayKeys === true,
+        transactionId: request.body.transactionId ?? request.query.transactionId,
       });
       return {
         transactionId,

@@ -1,22 +1,78 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { Services } from '../../services.ts';
+import { badRequest } from '../../errors.ts';
 import { principalOf } from '../../http/request-context.ts';
 import { dataProject } from '../../http/data-project.ts';
 import { bearerSecurity, errorResponses } from '../../http/schemas.ts';
-import type { QueryRequest } from '../../content/query/query-service.ts';
+import { PERSPECTIVES, type Perspective, type QueryRequest } from '../../content/query/query-service.ts';
 import { datasetParams, languageQuery, projectQuery } from './schemas.ts';
 
+interface QueryOptions {
+  language?: string;
+  perspective?: Perspective;
+  /** `false` leaves the query text out of the response (Sanity's returnQuery). */
+  returnQuery?: boolean;
+  tag?: string;
+}
+
+const optionsQuery = {
+  ...languageQuery,
+  ...projectQuery,
+  perspective: { type: 'string', enum: [...PERSPECTIVES], description: 'raw (default: drafts and published), published, or drafts (drafts over published)' },
+  returnQuery: { type: 'boolean', description: 'false leaves the query out of the response' },
+  tag: { type: 'string', maxLength: 200, description: 'A request tag, accepted for Sanity clients' },
+} as const;
+
+const responses = {
+  200: {
+    type: 'object',
+    properties: { query: { type: 'string' }, ms: { type: 'number' }, result: { description: 'Any JSON value' } },
+    required: ['ms', 'result'],
+  },
+  ...errorResponses(400, 401, 403, 404),
+} as const;
+
+/** `$name=<JSON>` parameters of a GET query, as Sanity's clients send them. */
+function parametersFromQueryString(query: Record<string, unknown>): Record<string, unknown> {
+  const params: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(query)) {
+    if (!key.startsWith('$') || key.length === 1) continue;
+    if (typeof value !== 'string') throw badRequest(`parameter ${key} is given more than once`);
+    try {
+      params[key.slice(1)] = JSON.parse(value);
+    } catch {
+      throw badRequest(`parameter ${key} must be a JSON value (strings in double quotes), got ${value}`);
+    }
+  }
+  return params;
+}
+
 export const queryRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
-  app.post<{ Params: { dataset: string }; Querystring: { language?: string }; Body: Omit<QueryRequest, 'language'> }>(
+  async function answer(request: FastifyRequest<{ Params: { dataset: string } }>, body: Omit<QueryRequest, 'language' | 'perspective'>, options: QueryOptions) {
+    const { dataset } = request.params;
+    const project = await dataProject(services, request, dataset);
+    const response = await services.queries.query(principalOf(request), project, dataset, {
+      ...body,
+      language: options.language,
+      perspective: options.perspective,
+    });
+    if (options.returnQuery === false) {
+      const { query: _omitted, ...rest } = response;
+      return rest;
+    }
+    return response;
+  }
+
+  app.post<{ Params: { dataset: string }; Querystring: QueryOptions; Body: Omit<QueryRequest, 'language' | 'perspective'> }>(
     '/data/query/:dataset',
     {
       schema: {
         tags: ['documents'],
-        summary: 'Run a GROQ query (drafts and published documents alike)',
+        summary: 'Run a GROQ query (drafts and published documents alike, unless perspective says otherwise)',
         description: 'Syntax errors answer 400 with the line, column and position; a parameter the query uses but params lacks is 400.',
         security: bearerSecurity,
         params: datasetParams,
-        querystring: { type: 'object', properties: { ...languageQuery, ...projectQuery } },
+        querystring: { type: 'object', properties: optionsQuery },
         body: {
           type: 'object',
           properties: {
@@ -26,20 +82,28 @@ export const queryRoutes: FastifyPluginAsync<{ services: Services }> = async (ap
           required: ['query'],
           additionalProperties: false,
         },
-        response: {
-          200: {
-            type: 'object',
-            properties: { query: { type: 'string' }, ms: { type: 'number' }, result: { description: 'Any JSON value' } },
-            required: ['query', 'ms', 'result'],
-          },
-          ...errorResponses(400, 401, 403, 404),
-        },
+        response: responses,
       },
     },
-    async (request) => {
-      const { dataset } = request.params;
-      const project = await dataProject(services, request, dataset);
-      return services.queries.query(principalOf(request), project, dataset, { ...request.body, language: request.query.language });
+    async (request) => answer(request, request.body, request.query),
+  );
+
+  app.get<{ Params: { dataset: string }; Querystring: QueryOptions & { query: string } & Record<string, unknown> }>(
+    '/data/query/:dataset',
+    {
+      schema: {
+        tags: ['documents'],
+        summary: 'Run a GROQ query given in the URL: ?query=...&$name=<JSON value> (as Sanity clients send short queries)',
+        security: bearerSecurity,
+        params: datasetParams,
+        querystring: {
+          type: 'object',
+          properties: { query: { type: 'string', minLength: 1, maxLength: 16 * 1024 }, ...optionsQuery },
+          required: ['query'],
+        },
+        response: responses,
+      },
     },
+    async (request) => answer(request, { query: request.query.query, params: parametersFromQueryString(request.query) }, request.query),
   );
 };

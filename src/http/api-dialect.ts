@@ -1,0 +1,27 @@
+import type { FastifyRequest } from 'fastify';
+import type { IncomingMessage } from 'node:http';
+import { SANITY_PROJECT_HEADER } from '../projects/data-project-resolver.ts';
+
+/**
+ * Sanity's clients address dated API versions (`/api/v2025-02-19/...`, or `/api/vX/...`). Those
+ * paths serve the same API as `/api/v1/` (the URL is rewritten before routing), answering in
+ * Sanity's shapes where they differ from SPEC.md's. A request from a Sanity client pointed at
+ * `/api/v1/` is recognized by the X-Sanity-Project-ID header it always sends here, and gets the
+ * same shapes; everything else on `/api/v1/` keeps SPEC.md's shapes exactly.
+ */
+const VERSIONED = /^\/api\/(vX|v\d{4}-\d{2}-\d{2}|v1)(\/.*)?$/;
+const sanityRequests = new WeakSet<IncomingMessage>();
+
+/** Fastify's rewriteUrl hook: maps every accepted version prefix onto /api/v1. */
+export function rewriteVersionedUrl(request: IncomingMessage): string {
+  const url = request.url ?? '/';
+  const match = VERSIONED.exec(url.split('?')[0] ?? url);
+  if (!match || match[1] === 'v1') return url;
+  sanityRequests.add(request);
+  return `/api/v1${url.slice(`/api/${match[1]}`.length)}`;
+}
+
+/** Whether to answer in Sanity's shapes. */
+export function isSanityDialect(request: FastifyRequest): boolean {
+  return sanityRequests.has(request.raw) || request.headers[SANITY_PROJECT_HEADER] !== undefined;
+}
