@@ -117,3 +117,11 @@ export const deletedSchema = {
 } as const;
 
 export const bearerSecurity = [{ bearerAuth: [] }];
+
+/** `limit` and `offset` query parameters of a paged list. */
+export function paginationQuery(defaultLimit: number, maxLimit: number) {
+  return {
+    limit: { type: 'integer', minimum: 1, maximum: maxLimit, default: defaultLimit },
+    offset: { type: 'integer', minimum: 0, default: 0 },
+  } as const;
+}

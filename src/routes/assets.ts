@@ -4,7 +4,7 @@ import { AppError, badRequest } from '../errors.ts';
 import type { AssetType } from '../store/index.ts';
 import { principalOf } from '../http/request-context.ts';
 import { dataProject } from '../http/data-project.ts';
-import { bearerSecurity, deletedSchema, errorResponses } from '../http/schemas.ts';
+import { bearerSecurity, deletedSchema, errorResponses, paginationQuery } from '../http/schemas.ts';
 import { ASSET_LIST_DEFAULT_LIMIT, ASSET_LIST_MAX_LIMIT } from '../assets/asset-service.ts';
 import { FITS, MAX_DIMENSION, OUTPUT_FORMATS, type TransformQuery } from '../assets/transform.ts';
 import { datasetParam, projectQuery } from './data/schemas.ts';
@@ -110,8 +110,7 @@ export const assetRoutes: FastifyPluginAsync<{ services: Services }> = async (ap
           type: 'object',
           properties: {
             type: { type: 'string', enum: ['image', 'file'] },
-            limit: { type: 'integer', minimum: 1, maximum: ASSET_LIST_MAX_LIMIT, default: ASSET_LIST_DEFAULT_LIMIT },
-            offset: { type: 'integer', minimum: 0, default: 0 },
+            ...paginationQuery(ASSET_LIST_DEFAULT_LIMIT, ASSET_LIST_MAX_LIMIT),
             ...projectQuery,
           },
         },

@@ -87,26 +87,29 @@ function setAt(root: JsonObject, path: string, value: unknown, onlyIfMissing: bo
   target[at] = structuredClone(value);
 }
 
-function unsetAt(root: JsonObject, path: string): void {
+/** The existing value a path selects, as its container and key; undefined when nothing matches. */
+function existingAt(root: JsonObject, path: string, removing: boolean): { container: Container; at: string | number } | undefined {
   const segments = parsePath(path);
-  guard(path, segments, true);
-  const parent = parentOf(root, segments, false);
-  if (!parent) return;
-  const at = locate(parent, segments[segments.length - 1]!);
-  if (at === undefined) return;
-  if (Array.isArray(parent)) parent.splice(at as number, 1);
-  else delete parent[at as string];
+  guard(path, segments, removing);
+  const container = parentOf(root, segments, false);
+  if (!container) return undefined;
+  const at = locate(container, segments[segments.length - 1]!);
+  return at === undefined ? undefined : { container, at };
+}
+
+function unsetAt(root: JsonObject, path: string): void {
+  const found = existingAt(root, path, true);
+  if (!found) return;
+  if (Array.isArray(found.container)) found.container.splice(found.at as number, 1);
+  else delete found.container[found.at as string];
 }
 
 function addAt(root: JsonObject, path: string, amount: unknown, sign: 1 | -1, operation: string): void {
   if (typeof amount !== 'number' || !Number.isFinite(amount)) throw badRequest(`${operation} "${path}": the amount must be a number`);
-  const segments = parsePath(path);
-  guard(path, segments, false);
-  const parent = parentOf(root, segments, false);
-  if (!parent) return;
-  const at = locate(parent, segments[segments.length - 1]!);
-  if (at === undefined) return;
-  const target = parent as Record<string | number, unknown>;
+  const found = existingAt(root, path, false);
+  if (!found) return;
+  const target = found.container as Record<string | number, unknown>;
+  const at = found.at;
   const current = target[at];
   // A missing value is left alone, as in Sanity: combine with setIfMissing to start from zero.
   if (current === undefined) return;
@@ -134,13 +137,10 @@ function insertAt(root: JsonObject, operation: InsertOperation): void {
 
 /** Applies a diff-match-patch text patch to the string at `path`; a path that holds no string is left alone. */
 function patchTextAt(root: JsonObject, path: string, patchText: string): void {
-  const segments = parsePath(path);
-  guard(path, segments, false);
-  const parent = parentOf(root, segments, false);
-  if (!parent) return;
-  const at = locate(parent, segments[segments.length - 1]!);
-  if (at === undefined) return;
-  const target = parent as Record<string | number, unknown>;
+  const found = existingAt(root, path, false);
+  if (!found) return;
+  const target = found.container as Record<string | number, unknown>;
+  const at = found.at;
   const current = target[at];
   if (typeof current !== 'string') return;
   let patches;

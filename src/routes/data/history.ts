@@ -2,7 +2,7 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { Services } from '../../services.ts';
 import { principalOf } from '../../http/request-context.ts';
 import { dataProject } from '../../http/data-project.ts';
-import { bearerSecurity, errorResponses } from '../../http/schemas.ts';
+import { bearerSecurity, errorResponses, paginationQuery } from '../../http/schemas.ts';
 import { HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT } from '../../content/history-service.ts';
 import { datasetParam, documentIdParam, documentParams, documentSchema, projectQuery } from './schemas.ts';
 
@@ -32,8 +32,7 @@ export const historyRoutes: FastifyPluginAsync<{ services: Services }> = async (
         querystring: {
           type: 'object',
           properties: {
-            limit: { type: 'integer', minimum: 1, maximum: HISTORY_MAX_LIMIT, default: HISTORY_DEFAULT_LIMIT },
-            offset: { type: 'integer', minimum: 0, default: 0 },
+            ...paginationQuery(HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT),
             ...projectQuery,
           },
         },
