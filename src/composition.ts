@@ -24,6 +24,8 @@ import { SanityAssetService } from './assets/sanity-asset-service.ts';
 import { join } from 'node:path';
 import { WebhookService } from './webhooks/webhook-service.ts';
 import { WebhookWorker } from './webhooks/webhook-worker.ts';
+import { RealtimeService } from './realtime/realtime-service.ts';
+import { openChangeSignal } from './store/change-signal.ts';
 import { ImportService } from './migration/import-service.ts';
 import { ExportService } from './migration/export-service.ts';
 import { loadSchema } from './schema/load-schema.ts';
@@ -72,18 +74,26 @@ export async function createServices(config: Config, options: ServiceOptions = {
     webhooks: new WebhookService(store, projects, { allowPrivateUrls: config.webhookAllowPrivateUrls }),
     scheduler: new Scheduler(store, config.schedulerIntervalMs, log.child({ worker: 'scheduler' })),
     webhookWorker: new WebhookWorker(store, log.child({ worker: 'webhooks' }), { allowPrivateUrls: config.webhookAllowPrivateUrls }),
+    realtime: new RealtimeService(
+      store,
+      openChangeSignal(config.databaseUrl, { schema: options.schema, onError: (error) => log.warn({ err: error }, 'change signal connection lost; reconnecting') }),
+      log.child({ worker: 'realtime' }),
+    ),
   };
 }
 
-/** Starts the background workers: scheduled publishing and webhook delivery. */
+/** Starts the background workers: scheduled publishing, webhook delivery, the real-time change feed. */
 export function startWorkers(services: Services): void {
   services.scheduler.start();
   services.webhookWorker.start();
+  // If it cannot start now, the first subscription tries again.
+  services.realtime.start().catch((error: unknown) => services.log.error({ err: error }, 'the real-time change feed did not start'));
 }
 
 export async function closeServices(services: Services): Promise<void> {
   await services.scheduler.stop();
   await services.webhookWorker.stop();
+  await services.realtime.stop();
   await services.rateLimiter.close();
   await services.store.close();
 }

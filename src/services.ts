@@ -17,6 +17,7 @@ import type { BlobStore } from './assets/blob-store.ts';
 import type { SanityAssetService } from './assets/sanity-asset-service.ts';
 import type { WebhookService } from './webhooks/webhook-service.ts';
 import type { WebhookWorker } from './webhooks/webhook-worker.ts';
+import type { RealtimeService } from './realtime/realtime-service.ts';
 import type { ImportService } from './migration/import-service.ts';
 import type { ExportService } from './migration/export-service.ts';
 import type { SchemaType } from './schema/load-schema.ts';
@@ -47,4 +48,6 @@ export interface Services {
   /** Background work; started by the server (and by tests that need it), not by buildApp. */
   readonly scheduler: Scheduler;
   readonly webhookWorker: WebhookWorker;
+  /** Real-time listeners (GET /data/listen): started by the server or by the first subscription. */
+  readonly realtime: RealtimeService;
 }

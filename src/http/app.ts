@@ -22,6 +22,8 @@ import { migrationRoutes } from '../routes/data/migration.ts';
 import { schemaRoutes } from '../routes/schema.ts';
 import { queryRoutes } from '../routes/data/query.ts';
 import { sanityAssetRoutes } from '../routes/sanity-assets.ts';
+import websocket from '@fastify/websocket';
+import { listenRoutes } from '../routes/data/listen.ts';
 
 export interface AppOptions {
   version?: string;
@@ -42,6 +44,13 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   registerErrorHandling(app);
   await registerOpenApi(app, options.version ?? '0.0.0');
   await app.register(multipart, { limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 10, parts: 20 } });
+  await app.register(websocket, {
+    // Listener messages are small JSON (a query of at most 256 KiB): refuse frames far beyond that.
+    options: { maxPayload: 1024 * 1024 },
+    // Before the server waits for connections to end, listeners (WebSocket and SSE, the only
+    // long-lived connections) are told to reconnect, so they move to another instance.
+    preClose: async () => services.realtime.shutdown(),
+  });
   await app.register(requestContextPlugin, {
     auth: services.auth,
     rateLimiter: services.rateLimiter,
@@ -63,6 +72,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     sanityAssetRoutes,
     webhookRoutes,
     migrationRoutes,
+    listenRoutes,
   ];
   for (const routes of routeGroups) {
     await app.register(routes, { prefix: API_PREFIX, services });

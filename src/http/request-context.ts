@@ -15,6 +15,11 @@ declare module 'fastify' {
     access?: 'public';
     /** `auth` routes are counted against the separate, stricter /auth/* limit. */
     rateLimitGroup?: 'auth';
+    /**
+     * Also accept the credential as the query parameter `access_token`: browsers cannot set headers
+     * on WebSocket and EventSource connections. The logger masks it in URLs.
+     */
+    queryToken?: true;
   }
 }
 
@@ -69,11 +74,21 @@ async function requestContext(app: FastifyInstance, options: RequestContextOptio
 }
 
 async function identify(request: FastifyRequest, auth: AuthService): Promise<Principal | null> {
+  const credential = credentialOf(request);
+  return credential === undefined ? null : auth.authenticate(credential);
+}
+
+/** The request's credential: `Authorization: Bearer`, else `access_token` where the route accepts it. */
+export function credentialOf(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
-  if (header === undefined) return null;
+  if (header === undefined) {
+    if (request.routeOptions.config.queryToken !== true) return undefined;
+    const token = (request.query as Record<string, unknown> | undefined)?.access_token;
+    return typeof token === 'string' && token.length > 0 ? token : undefined;
+  }
   const match = BEARER.exec(header);
   if (!match?.[1]) throw unauthorized('Malformed Authorization header: expected "Bearer <token>"');
-  return auth.authenticate(match[1]);
+  return match[1];
 }
 
 export const requestContextPlugin = fp(requestContext, { name: 'request-context' });

@@ -17,7 +17,7 @@ export const healthRoutes: FastifyPluginAsync<{ services: Services }> = async (a
             properties: {
               status: { type: 'string' },
               timestamp: { type: 'string', format: 'date-time' },
-              connections: { type: 'integer', description: 'Active WebSocket connections' },
+              connections: { type: 'integer', description: 'Open WebSocket connections (GET /data/listen) on this instance' },
             },
             required: ['status', 'timestamp', 'connections'],
           },
@@ -36,7 +36,7 @@ export const healthRoutes: FastifyPluginAsync<{ services: Services }> = async (a
       );
       return reply
         .code(healthy ? 200 : 503)
-        .send({ status: healthy ? 'ok' : 'degraded', timestamp: new Date().toISOString(), connections: 0 });
+        .send({ status: healthy ? 'ok' : 'degraded', timestamp: new Date().toISOString(), connections: services.realtime.connections });
     },
   );
 };

@@ -12,6 +12,7 @@ import { AssetRepository } from './repos/assets.ts';
 import { WebhookRepository } from './repos/webhooks.ts';
 import { DeliveryRepository } from './repos/webhook-deliveries.ts';
 import { WorkerCursorRepository } from './repos/worker-cursors.ts';
+import { DocumentChangeRepository } from './repos/document-changes.ts';
 
 /** The repositories, bound either to the database or to one open transaction. */
 export interface Repositories {
@@ -27,6 +28,8 @@ export interface Repositories {
   readonly webhooks: WebhookRepository;
   readonly deliveries: DeliveryRepository;
   readonly cursors: WorkerCursorRepository;
+  /** Every document change in commit order, for real-time listeners. */
+  readonly changes: DocumentChangeRepository;
 }
 
 /**
@@ -56,6 +59,7 @@ function repositories(db: SqlExecutor): Repositories {
     webhooks: new WebhookRepository(db),
     deliveries: new DeliveryRepository(db),
     cursors: new WorkerCursorRepository(db),
+    changes: new DocumentChangeRepository(db),
   };
 }
 

@@ -3,6 +3,7 @@ import { identity } from './001-identity.ts';
 import { documents } from './002-documents.ts';
 import { assets } from './003-assets.ts';
 import { webhooks } from './004-webhooks.ts';
+import { documentChanges } from './005-document-changes.ts';
 
 /**
  * Versioned migrations, applied in order on start and by `cms migrate`. A migration is never edited
@@ -25,11 +26,17 @@ export interface ColumnTypes {
   readonly serialKey: string;
   /** Text compared byte by byte (document ids: both engines order them the same way). */
   readonly binaryText: string;
+  /**
+   * The writing transaction, for readers that must never pass one still in progress: its 64-bit
+   * id on PostgreSQL, where concurrent transactions take serial numbers in one order and commit in
+   * another; a constant on SQLite, which commits one writer at a time in serial order.
+   */
+  readonly transactionOrder: string;
 }
 
 export const COLUMN_TYPES: Readonly<Record<Dialect, ColumnTypes>> = {
-  sqlite: { timestamp: 'TEXT', json: 'TEXT', flag: 'INTEGER', serialKey: 'INTEGER PRIMARY KEY AUTOINCREMENT', binaryText: 'TEXT' },
-  postgres: { timestamp: 'TIMESTAMPTZ', json: 'JSONB', flag: 'SMALLINT', serialKey: 'BIGSERIAL PRIMARY KEY', binaryText: 'TEXT COLLATE "C"' },
+  sqlite: { timestamp: 'TEXT', json: 'TEXT', flag: 'INTEGER', serialKey: 'INTEGER PRIMARY KEY AUTOINCREMENT', binaryText: 'TEXT', transactionOrder: 'INTEGER NOT NULL DEFAULT 0' },
+  postgres: { timestamp: 'TIMESTAMPTZ', json: 'JSONB', flag: 'SMALLINT', serialKey: 'BIGSERIAL PRIMARY KEY', binaryText: 'TEXT COLLATE "C"', transactionOrder: 'xid8 NOT NULL DEFAULT pg_current_xact_id()' },
 };
 
-export const migrations: readonly Migration[] = [identity, documents, assets, webhooks];
+export const migrations: readonly Migration[] = [identity, documents, assets, webhooks, documentChanges];

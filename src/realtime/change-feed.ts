@@ -1,0 +1,98 @@
+import type { Logger } from '../logging.ts';
+import type { Store } from '../store/index.ts';
+import type { ChangePosition } from '../store/repos/document-changes.ts';
+import type { ListenerRegistry } from './listener-registry.ts';
+import type { DocumentStates } from './document-states.ts';
+
+const BATCH = 500;
+
+export interface ChangeFeedTiming {
+  /** How often the change log is read when no signal came (a lost signal costs at most this). */
+  readonly pollIntervalMs: number;
+}
+
+/**
+ * Reads the change log in commit order from where this instance started and hands each change,
+ * with the document before and after it, to the listeners of its dataset. Passes never overlap,
+ * so events leave in commit order; a wake during a pass makes it run once more. The position is
+ * kept in memory only: listeners need the changes after they subscribed, and a restarted
+ * instance's listeners have reconnected and start afresh.
+ */
+export class ChangeFeed {
+  private readonly store: Store;
+  private readonly registry: ListenerRegistry;
+  private readonly states: DocumentStates;
+  private readonly log: Logger;
+  private readonly timing: ChangeFeedTiming;
+  private position: ChangePosition | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private rerun = false;
+  private stopped = false;
+
+  constructor(store: Store, registry: ListenerRegistry, states: DocumentStates, log: Logger, timing: ChangeFeedTiming) {
+    this.store = store;
+    this.registry = registry;
+    this.states = states;
+    this.log = log;
+    this.timing = timing;
+  }
+
+  /** Starts at the current end of the log: every change committed from now on is read. */
+  async start(): Promise<void> {
+    this.position = await this.store.changes.head();
+    this.stopped = false;
+    this.schedulePoll();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.running;
+  }
+
+  /** Reads what has committed since the last pass. */
+  wake(): Promise<void> {
+    if (this.stopped || !this.position) return Promise.resolve();
+    if (this.running) {
+      this.rerun = true;
+      return this.running;
+    }
+    this.running = (async () => {
+      do {
+        this.rerun = false;
+        await this.pass();
+      } while (this.rerun && !this.stopped);
+    })()
+      .catch((error: unknown) => this.log.error({ err: error }, 'reading the change log failed; retrying at the next wake'))
+      .finally(() => {
+        this.running = undefined;
+      });
+    return this.running;
+  }
+
+  private schedulePoll(): void {
+    clearTimeout(this.timer);
+    if (this.stopped) return;
+    // Read the interval each time, so a change of the setting takes effect at the next poll.
+    this.timer = setTimeout(() => {
+      void this.wake().finally(() => this.schedulePoll());
+    }, this.timing.pollIntervalMs);
+    this.timer.unref();
+  }
+
+  private async pass(): Promise<void> {
+    for (;;) {
+      const batch = await this.store.changes.after(this.position!, BATCH);
+      for (const change of batch) {
+        if (this.registry.watches(change.projectId, change.dataset)) {
+          const { before, after } = await this.states.around(change);
+          await this.registry.dispatch(change, before, after);
+        }
+        this.position = change.position;
+      }
+      if (batch.length < BATCH || this.stopped) return;
+    }
+  }
+}

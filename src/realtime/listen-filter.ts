@@ -1,0 +1,94 @@
+import { badRequest } from '../errors.ts';
+import { createMemorySource, evaluate, GroqParameterError, GroqSyntaxError, parse, type ExprNode } from '../groq/index.ts';
+import type { StoredDocument } from '../store/index.ts';
+
+/** The longest listener query accepted (the same bound as POST /data/query). */
+export const MAX_LISTEN_QUERY_LENGTH = 256 * 1024;
+
+/** Which documents a listener wants: a GROQ filter judged on one document at a time. */
+export interface ListenFilter {
+  /** Listeners whose filters have equal keys share one: each change is judged once per key. */
+  readonly key: string;
+  matches(document: StoredDocument): Promise<boolean>;
+}
+
+export interface FilterScope {
+  projectId: string;
+  dataset: string;
+}
+
+const SHAPE = 'A listener query must be a filter of documents, such as *[_type == "post"]';
+
+/**
+ * Compiles a listener query. Like Sanity's, it is a filter (`*[...]`, several filters in a row
+ * are and-ed); a trailing projection or `| order(...)` is accepted and ignored, since events carry
+ * whole documents in commit order. A change is judged on the document alone, so what would need
+ * other documents is refused rather than silently judged wrong: subqueries (`*` inside the
+ * filter) and `->`. Everything else is a 400 with a message saying why.
+ */
+export async function compileListenFilter(query: string, rawParams: Record<string, unknown>, scope: FilterScope): Promise<ListenFilter> {
+  if (query.length > MAX_LISTEN_QUERY_LENGTH) throw badRequest(`The query is longer than ${MAX_LISTEN_QUERY_LENGTH} characters`);
+  // Parameters may be named with or without their `$`, as in POST /data/query.
+  const params = Object.fromEntries(Object.entries(rawParams).map(([name, value]) => [name.replace(/^\$/, ''), value]));
+  let tree: ExprNode;
+  try {
+    tree = filterOf(parse(query, { params }));
+    // Evaluating once on no documents compiles the filter and checks its parameters.
+    await evaluate(tree, { dataset: [], params, project: scope });
+  } catch (error) {
+    if (error instanceof GroqSyntaxError) {
+      throw badRequest(`GROQ syntax error at line ${error.line}, column ${error.column} (position ${error.position}): ${error.detail}`);
+    }
+    if (error instanceof GroqParameterError) throw badRequest(`The query uses $${error.parameter}, which is not in params`);
+    throw error;
+  }
+  return {
+    key: `${query}\u0000${JSON.stringify(params)}`,
+    async matches(document) {
+      try {
+        const result = await evaluate(tree, { source: createMemorySource([document]), params, project: scope });
+        return Array.isArray(result) && result.length > 0;
+      } catch {
+        return false; // GROQ has no run-time errors on data; a failing function just does not match
+      }
+    },
+  };
+}
+
+/** The filter part of a listener query: `*` under one or more filters, without projection or ordering. */
+function filterOf(tree: ExprNode): ExprNode {
+  let node: ExprNode = tree;
+  for (;;) {
+    if (node.type === 'Order') node = node.base;
+    else if (node.type === 'Map' && node.expr.type === 'Projection' && node.expr.base.type === 'This') node = node.base;
+    else break;
+  }
+  let base: ExprNode = node;
+  while (base.type === 'Filter') {
+    const refused = needsOtherDocuments(base.expr);
+    if (refused) throw badRequest(`Listener filters are judged on one document at a time: ${refused} are not supported`);
+    base = base.base;
+  }
+  if (base.type !== 'Everything') throw badRequest(`${SHAPE}; slices, aggregates and other expressions are not supported`);
+  return node;
+}
+
+/** What in a filter expression would read other documents, if anything. */
+function needsOtherDocuments(value: unknown): string | undefined {
+  if (Array.isArray(value)) {
+    for (const item of value) {
+      const found = needsOtherDocuments(item);
+      if (found) return found;
+    }
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const type = (value as { type?: unknown }).type;
+  if (type === 'Everything') return 'subqueries (*)';
+  if (type === 'Deref') return 'references followed with ->';
+  for (const child of Object.values(value)) {
+    const found = needsOtherDocuments(child);
+    if (found) return found;
+  }
+  return undefined;
+}

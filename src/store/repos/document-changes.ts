@@ -1,0 +1,169 @@
+import type { Dialect, SqlExecutor } from '../sql.ts';
+
+/** One document written (or deleted) by one transaction. */
+export interface DocumentChangeRecord {
+  projectId: string;
+  dataset: string;
+  /** The full id: `drafts.x` and `x` are different documents here. */
+  documentId: string;
+  transactionId: string;
+  /** `_rev` before the change; null when the document did not exist. */
+  previousRev: string | null;
+  /** `_rev` after the change; null when the transaction deleted the document. */
+  resultRev: string | null;
+  /** A user id, `token:<id>`, or null for the system. */
+  actor: string | null;
+  createdAt: string;
+}
+
+/** Where a reader of the change log is: after `seq` of the transaction ordered `order`. */
+export interface ChangePosition {
+  order: string;
+  seq: number;
+}
+
+export interface StoredDocumentChange extends DocumentChangeRecord {
+  position: ChangePosition;
+}
+
+interface ChangeRow {
+  seq: number;
+  commit_order: string;
+  project_id: string;
+  dataset: string;
+  document_id: string;
+  transaction_id: string;
+  previous_rev: string | null;
+  result_rev: string | null;
+  actor: string | null;
+  created_at: string;
+}
+
+const ROWS_PER_STATEMENT = 500;
+const COLUMNS = 'project_id, dataset, document_id, transaction_id, previous_rev, result_rev, actor, created_at';
+
+/** The PostgreSQL channel that wakes readers; one per schema, so test schemas do not wake each other. */
+export const CHANGE_CHANNEL_SQL = `'cms_changes_' || substr(md5(current_schema()), 1, 16)`;
+
+interface DialectSql {
+  head: string;
+  after: string;
+  afterParams(position: ChangePosition, limit: number): unknown[];
+  /** The last INSERT of a transaction's changes; on PostgreSQL it also wakes readers (NOTIFY). */
+  insertAndSignal(insert: string): string;
+}
+
+// SQLite has one writer at a time, so serial numbers follow commit order. PostgreSQL hands them out
+// as rows are inserted and commits in another order: a reader that went by `seq` alone could pass
+// the row of a transaction still in progress and never see it. So PostgreSQL readers go in the
+// order of the writing transaction's id and stop before the oldest transaction still running
+// (the snapshot's xmin): every row before that point is final, nothing can appear behind it.
+const DIALECTS: Record<Dialect, DialectSql> = {
+  sqlite: {
+    head: `SELECT '0' AS commit_order, COALESCE(MAX(seq), 0) AS seq FROM document_changes`,
+    after: `SELECT seq, CAST(commit_order AS TEXT) AS commit_order, ${COLUMNS} FROM document_changes WHERE seq > ? ORDER BY seq LIMIT ?`,
+    afterParams: (position, limit) => [position.seq, limit],
+    // Commits are signalled in process (sqlite/commit-signal.ts).
+    insertAndSignal: (insert) => insert,
+  },
+  postgres: {
+    head: 'SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS commit_order, 0 AS seq',
+    after: `SELECT seq, commit_order::text AS commit_order, ${COLUMNS} FROM document_changes
+            WHERE (commit_order, seq) > (?::xid8, ?) AND commit_order < pg_snapshot_xmin(pg_current_snapshot())
+            ORDER BY commit_order, seq LIMIT ?`,
+    afterParams: (position, limit) => [position.order, position.seq, limit],
+    // One round trip. NOTIFY is transactional: delivered at commit, dropped on rollback, and sent
+    // once however many times a transaction calls it.
+    insertAndSignal: (insert) => `WITH inserted AS (${insert} RETURNING 1) SELECT pg_notify(${CHANGE_CHANNEL_SQL}, '') FROM inserted LIMIT 1`,
+  },
+};
+
+/**
+ * The change log that drives real-time listeners: durable, written with the change, read in
+ * commit order. Readers keep their position in memory and start at `head()`.
+ */
+export class DocumentChangeRepository {
+  private readonly db: SqlExecutor;
+  private readonly sql: DialectSql;
+
+  constructor(db: SqlExecutor) {
+    this.db = db;
+    this.sql = DIALECTS[db.dialect];
+  }
+
+  /** Appends the changes of the caller's transaction and, on PostgreSQL, wakes readers when it commits. */
+  async appendMany(changes: readonly DocumentChangeRecord[]): Promise<void> {
+    for (let start = 0; start < changes.length; start += ROWS_PER_STATEMENT) {
+      const chunk = changes.slice(start, start + ROWS_PER_STATEMENT);
+      const insert = `INSERT INTO document_changes (${COLUMNS}) VALUES ${chunk.map(() => '(?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`;
+      await this.db.run(
+        start + ROWS_PER_STATEMENT >= changes.length ? this.sql.insertAndSignal(insert) : insert,
+        chunk.flatMap((change) => [
+          change.projectId,
+          change.dataset,
+          change.documentId,
+          change.transactionId,
+          change.previousRev,
+          change.resultRev,
+          change.actor,
+          change.createdAt,
+        ]),
+      );
+    }
+  }
+
+  /** The position after every change committed so far: where a new reader starts. */
+  async head(): Promise<ChangePosition> {
+    const row = await this.db.get<{ commit_order: string; seq: number }>(this.sql.head);
+    return { order: String(row?.commit_order ?? '0'), seq: Number(row?.seq ?? 0) };
+  }
+
+  /** Committed changes after `position`, in commit order. */
+  async after(position: ChangePosition, limit: number): Promise<StoredDocumentChange[]> {
+    const rows = await this.db.all<ChangeRow>(this.sql.after, this.sql.afterParams(position, limit));
+    return rows.map((row) => ({
+      position: { order: String(row.commit_order), seq: Number(row.seq) },
+      projectId: row.project_id,
+      dataset: row.dataset,
+      documentId: row.document_id,
+      transactionId: row.transaction_id,
+      previousRev: row.previous_rev,
+      resultRev: row.result_rev,
+      actor: row.actor,
+      createdAt: row.created_at,
+    }));
+  }
+
+  /**
+   * The number of the revision transaction `rev` wrote to base id `baseId` (drafts and published
+   * documents share one history), to its draft or its published form. Newest first: the one wanted
+   * is usually among the last few.
+   */
+  async revisionNumber(projectId: string, dataset: string, baseId: string, isDraft: boolean, rev: string): Promise<number | undefined> {
+    const row = await this.db.get<{ revision: number }>(
+      `SELECT revision FROM revisions WHERE project_id = ? AND dataset = ? AND document_id = ? AND is_draft = ? AND transaction_id = ?
+       ORDER BY revision DESC LIMIT 1`,
+      [projectId, dataset, baseId, isDraft ? 1 : 0, rev],
+    );
+    return row === undefined ? undefined : Number(row.revision);
+  }
+
+  /** The current `_rev` of each of `ids` that exists; call before overwriting them. */
+  async currentRevs(projectId: string, dataset: string, ids: readonly string[]): Promise<Map<string, string>> {
+    const revs = new Map<string, string>();
+    for (let start = 0; start < ids.length; start += ROWS_PER_STATEMENT) {
+      const chunk = ids.slice(start, start + ROWS_PER_STATEMENT);
+      const rows = await this.db.all<{ id: string; rev: string }>(
+        `SELECT id, rev FROM documents WHERE project_id = ? AND dataset = ? AND id IN (${chunk.map(() => '?').join(', ')})`,
+        [projectId, dataset, ...chunk],
+      );
+      for (const row of rows) revs.set(row.id, row.rev);
+    }
+    return revs;
+  }
+
+  /** Deletes changes written before `createdAt`; resolves to how many. */
+  async prune(createdAt: string): Promise<number> {
+    return this.db.run('DELETE FROM document_changes WHERE created_at < ?', [createdAt]);
+  }
+}

@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { createProject, type TestProject } from '../helpers/fixtures.ts';
+import { dataClient, ok } from '../helpers/content.ts';
+import { testEngine } from '../helpers/engine.ts';
+import { listenUrl, openListenSocket, type ListenSocket } from '../helpers/listen.ts';
+import type { DocumentChangeRecord } from '../../src/store/repos/document-changes.ts';
+
+describe(`the change log behind listeners (${testEngine})`, () => {
+  let app: TestApp;
+  let admin: string;
+  let project: TestProject;
+  let data: ReturnType<typeof dataClient>;
+  let socket: ListenSocket;
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    admin = await app.login();
+    project = await createProject(app, admin);
+    data = dataClient(app, admin, project.slug);
+    socket = await openListenSocket(listenUrl(app, 'production', `?project=${project.slug}`), { authorization: `Bearer ${admin}` });
+  });
+  afterAll(async () => {
+    await socket.close();
+    await app.close();
+  });
+
+  const change = (documentId: string, createdAt = new Date().toISOString()): DocumentChangeRecord => ({
+    projectId: project.id,
+    dataset: 'production',
+    documentId,
+    transactionId: `tx-${documentId}`,
+    previousRev: null,
+    resultRev: `tx-${documentId}`,
+    actor: null,
+    createdAt,
+  });
+
+  it('never reads past a transaction still in progress, so no change is skipped', async () => {
+    const { store } = app.services;
+    const start = await store.changes.head();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let written!: () => void;
+    const inserted = new Promise<void>((resolve) => (written = resolve));
+    const slow = store.transaction(async (tx) => {
+      await tx.changes.appendMany([change('slow')]);
+      written();
+      await held;
+    });
+    await inserted;
+    const fast = store.transaction((tx) => tx.changes.appendMany([change('fast')]));
+    // PostgreSQL commits the later transaction while the first is open (its serial number is
+    // higher); SQLite, with one writer, queues it behind the first.
+    if (store.dialect === 'postgres') await fast;
+    expect(await store.changes.after(start, 10)).toEqual([]);
+    release();
+    await slow;
+    await fast;
+    const changes = await store.changes.after(start, 10);
+    expect(changes.map((entry) => entry.documentId)).toEqual(['slow', 'fast']);
+    expect(await store.changes.after(changes[1]!.position, 10)).toEqual([]);
+  });
+
+  it('writes nothing for a dry run, and a change for every document an import creates or replaces', async () => {
+    await socket.subscribe({ query: '*[_type == "imported" || _type == "dry"]', includeResult: true });
+    ok(await data.mutate([{ create: { _id: 'dry-1', _type: 'dry' } }], '?dryRun=true'));
+    const lines = ['{"_id": "imp-1", "_type": "imported", "v": 1}', '{"_id": "imp-2", "_type": "imported", "v": 1}'].join('\n');
+    const imported = await app.request('POST', `/api/v1/data/import/production?project=${project.slug}`, {
+      token: admin,
+      rawBody: lines,
+      headers: { 'content-type': 'application/x-ndjson' },
+    });
+    expect(imported.status).toBe(200);
+    const first = [await socket.next('mutation'), await socket.next('mutation')];
+    expect(first.map((event) => [event.documentId, event.transition])).toEqual([
+      ['imp-1', 'appear'],
+      ['imp-2', 'appear'],
+    ]);
+    const replaced = await app.request('POST', `/api/v1/data/import/production?project=${project.slug}&replace=true`, {
+      token: admin,
+      rawBody: '{"_id": "imp-1", "_type": "imported", "v": 2}',
+      headers: { 'content-type': 'application/x-ndjson' },
+    });
+    expect(replaced.status).toBe(200);
+    expect(await socket.next('mutation')).toMatchObject({ documentId: 'imp-1', transition: 'update', previousRev: first[0]!.transactionId, result: { v: 2 } });
+    expect(socket.messages.all.filter((message) => message.documentId === 'dry-1')).toEqual([]);
+  });
+
+  it('reaches listeners when a revision is restored', async () => {
+    await socket.subscribe({ query: '*[_type == "restored"]', includeResult: true });
+    await data.mutate([{ create: { _id: 'drafts.r-1', _type: 'restored', v: 1 } }]);
+    await data.mutate([{ patch: { id: 'drafts.r-1', set: { v: 2 } } }]);
+    await socket.next('mutation');
+    await socket.next('mutation');
+    ok(await data.restore('r-1', 1));
+    expect(await socket.next('mutation')).toMatchObject({ documentId: 'drafts.r-1', transition: 'update', result: { v: 1 } });
+  });
+
+  it('prunes changes older than the retention', async () => {
+    const { store, realtime } = app.services;
+    const start = await store.changes.head();
+    const old = new Date(Date.now() - realtime.settings.retentionMs - 60_000).toISOString();
+    await store.transaction((tx) => tx.changes.appendMany([change('old-1', old), change('recent-1')]));
+    expect(await realtime.prune()).toBeGreaterThanOrEqual(1);
+    expect((await store.changes.after(start, 10)).map((entry) => entry.documentId)).toEqual(['recent-1']);
+  });
+});
