@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { startTestApp } from '../test/helpers/test-app.ts';
 import { createTestDatabase } from '../test/helpers/engine.ts';
 import { benchPostgresUrl, printTable, ratio } from './lib/report.ts';
+import { LOG_START } from '../src/store/commit-order.ts';
 
 /**
  * Single-document mutation transactions through HTTP: each request creates one document with its
@@ -56,7 +57,7 @@ async function ourServer(pgUrl: string | undefined): Promise<LoadResult> {
     });
     const result = await load(`${app.url}/api/v1/data/mutate/production`, { authorization: `Bearer ${token}`, 'x-project': 'bench' });
     // Every accepted transaction wrote its event (a few more may have committed as the clock ran out).
-    const events = (await app.services.store.outbox.after(0, 10_000_000)).filter((event) => event.projectId === project.body.id).length;
+    const events = (await app.services.store.outbox.after(LOG_START, 10_000_000)).filter((event) => event.projectId === project.body.id).length;
     if (events < result.ok || events > result.ok + CONNECTIONS) throw new Error(`wrote ${events} events for ${result.ok} accepted transactions`);
     return result;
   } finally {

@@ -95,7 +95,8 @@ export interface OutboxEventRecord {
 }
 
 export interface StoredOutboxEvent extends OutboxEventRecord {
-  seq: number;
+  /** Where the event stands in commit order (see store/commit-order.ts). */
+  position: { order: string; seq: number };
 }
 
 export interface ScheduleRecord {

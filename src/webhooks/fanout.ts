@@ -11,7 +11,7 @@ export const FANOUT_BATCH = 500;
  * fanned out once. Resolves to the number of events read (FANOUT_BATCH means: call again).
  */
 export async function fanOutBatch(tx: Repositories, now: string): Promise<number> {
-  const position = await tx.cursors.claim(FANOUT_CURSOR, 0);
+  const position = await tx.cursors.claim(FANOUT_CURSOR);
   const events = await tx.outbox.after(position, FANOUT_BATCH);
   if (events.length === 0) return 0;
   const webhooksOf = new Map<string, Promise<WebhookRecord[]>>();
@@ -27,7 +27,7 @@ export async function fanOutBatch(tx: Repositories, now: string): Promise<number
       await tx.deliveries.enqueue({
         id: randomUUID(),
         webhookId: webhook.id,
-        outboxSeq: event.seq,
+        outboxSeq: event.position.seq,
         event: event.event,
         payload: event.payload,
         status: 'pending',
@@ -41,7 +41,7 @@ export async function fanOutBatch(tx: Repositories, now: string): Promise<number
       });
     }
   }
-  await tx.cursors.advance(FANOUT_CURSOR, events[events.length - 1]!.seq);
+  await tx.cursors.advance(FANOUT_CURSOR, events[events.length - 1]!.position);
   return events.length;
 }
 

@@ -1,4 +1,5 @@
 import type { ApiResponse, TestApp } from './test-app.ts';
+import { LOG_START } from '../../src/store/commit-order.ts';
 
 /** Small helpers for the /data routes of one project and dataset. */
 export function dataClient(app: TestApp, token: string, project: string, dataset = 'production') {
@@ -58,7 +59,7 @@ export interface OutboxRow {
 
 /** Every event in the outbox so far (oldest first). */
 export async function outboxEvents(app: TestApp): Promise<OutboxRow[]> {
-  return app.services.store.outbox.after(0, 100_000);
+  return app.services.store.outbox.after(LOG_START, 100_000);
 }
 
 export function ok<T>(response: ApiResponse<T>): T {

@@ -36,6 +36,7 @@ CREATE TABLE revisions (
 CREATE INDEX revisions_current ON revisions(project_id, dataset, document_id) WHERE content IS NULL;
 CREATE TABLE outbox (
   seq ${t.serialKey},
+  commit_order ${t.transactionOrder},
   project_id TEXT NOT NULL,
   dataset TEXT NOT NULL,
   event TEXT NOT NULL,
@@ -45,6 +46,7 @@ CREATE TABLE outbox (
   payload ${t.json} NOT NULL,
   created_at ${t.timestamp} NOT NULL
 );
+CREATE INDEX outbox_order ON outbox(commit_order, seq);
 CREATE TABLE schedules (
   project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
   dataset TEXT NOT NULL,

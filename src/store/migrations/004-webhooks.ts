@@ -37,6 +37,7 @@ CREATE INDEX webhook_deliveries_due ON webhook_deliveries(status, next_attempt_a
 CREATE INDEX webhook_deliveries_log ON webhook_deliveries(webhook_id, created_at);
 CREATE TABLE worker_cursors (
   name TEXT PRIMARY KEY,
+  commit_order TEXT NOT NULL,
   position BIGINT NOT NULL
 );
 `;

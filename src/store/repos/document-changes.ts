@@ -1,4 +1,5 @@
 import type { Dialect, SqlExecutor } from '../sql.ts';
+import { positionOf, readAfter, type LogPosition } from '../commit-order.ts';
 
 /** One document written (or deleted) by one transaction. */
 export interface DocumentChangeRecord {
@@ -17,10 +18,7 @@ export interface DocumentChangeRecord {
 }
 
 /** Where a reader of the change log is: after `seq` of the transaction ordered `order`. */
-export interface ChangePosition {
-  order: string;
-  seq: number;
-}
+export type ChangePosition = LogPosition;
 
 export interface StoredDocumentChange extends DocumentChangeRecord {
   position: ChangePosition;
@@ -47,31 +45,19 @@ export const CHANGE_CHANNEL_SQL = `'cms_changes_' || substr(md5(current_schema()
 
 interface DialectSql {
   head: string;
-  after: string;
-  afterParams(position: ChangePosition, limit: number): unknown[];
   /** The last INSERT of a transaction's changes; on PostgreSQL it also wakes readers (NOTIFY). */
   insertAndSignal(insert: string): string;
 }
 
-// SQLite has one writer at a time, so serial numbers follow commit order. PostgreSQL hands them out
-// as rows are inserted and commits in another order: a reader that went by `seq` alone could pass
-// the row of a transaction still in progress and never see it. So PostgreSQL readers go in the
-// order of the writing transaction's id and stop before the oldest transaction still running
-// (the snapshot's xmin): every row before that point is final, nothing can appear behind it.
+// Reading in commit order is explained in ../commit-order.ts; a new reader starts at the head.
 const DIALECTS: Record<Dialect, DialectSql> = {
   sqlite: {
     head: `SELECT '0' AS commit_order, COALESCE(MAX(seq), 0) AS seq FROM document_changes`,
-    after: `SELECT seq, CAST(commit_order AS TEXT) AS commit_order, ${COLUMNS} FROM document_changes WHERE seq > ? ORDER BY seq LIMIT ?`,
-    afterParams: (position, limit) => [position.seq, limit],
     // Commits are signalled in process (sqlite/commit-signal.ts).
     insertAndSignal: (insert) => insert,
   },
   postgres: {
     head: 'SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS commit_order, 0 AS seq',
-    after: `SELECT seq, commit_order::text AS commit_order, ${COLUMNS} FROM document_changes
-            WHERE (commit_order, seq) > (?::xid8, ?) AND commit_order < pg_snapshot_xmin(pg_current_snapshot())
-            ORDER BY commit_order, seq LIMIT ?`,
-    afterParams: (position, limit) => [position.order, position.seq, limit],
     // One round trip. NOTIFY is transactional: delivered at commit, dropped on rollback, and sent
     // once however many times a transaction calls it.
     insertAndSignal: (insert) => `WITH inserted AS (${insert} RETURNING 1) SELECT pg_notify(${CHANGE_CHANNEL_SQL}, '') FROM inserted LIMIT 1`,
@@ -120,9 +106,10 @@ export class DocumentChangeRepository {
 
   /** Committed changes after `position`, in commit order. */
   async after(position: ChangePosition, limit: number): Promise<StoredDocumentChange[]> {
-    const rows = await this.db.all<ChangeRow>(this.sql.after, this.sql.afterParams(position, limit));
+    const read = readAfter(this.db.dialect, 'document_changes', COLUMNS, position, limit);
+    const rows = await this.db.all<ChangeRow>(read.sql, read.params);
     return rows.map((row) => ({
-      position: { order: String(row.commit_order), seq: Number(row.seq) },
+      position: positionOf(row),
       projectId: row.project_id,
       dataset: row.dataset,
       documentId: row.document_id,

@@ -1,10 +1,12 @@
 import { jsonColumn, type SqlExecutor } from '../sql.ts';
 import type { JsonObject, OutboxEventRecord, StoredOutboxEvent } from '../records.ts';
+import { positionOf, readAfter, type LogPosition } from '../commit-order.ts';
 
 const ROWS_PER_STATEMENT = 500;
 
 interface OutboxRow {
   seq: number;
+  commit_order: string;
   project_id: string;
   dataset: string;
   event: string;
@@ -51,15 +53,12 @@ export class OutboxRepository {
     }
   }
 
-  /** Events after `seq`, oldest first. */
-  async after(seq: number, limit: number): Promise<StoredOutboxEvent[]> {
-    const rows = await this.db.all<OutboxRow>(
-      `SELECT seq, project_id, dataset, event, document_id, document_type, transaction_id, payload, created_at
-       FROM outbox WHERE seq > ? ORDER BY seq LIMIT ?`,
-      [seq, limit],
-    );
+  /** Committed events after `position`, in commit order (see commit-order.ts). */
+  async after(position: LogPosition, limit: number): Promise<StoredOutboxEvent[]> {
+    const read = readAfter(this.db.dialect, 'outbox', 'project_id, dataset, event, document_id, document_type, transaction_id, payload, created_at', position, limit);
+    const rows = await this.db.all<OutboxRow>(read.sql, read.params);
     return rows.map((row) => ({
-      seq: Number(row.seq),
+      position: positionOf(row),
       projectId: row.project_id,
       dataset: row.dataset,
       event: row.event,

@@ -1,4 +1,5 @@
 import type { SqlExecutor } from '../sql.ts';
+import { LOG_START, type LogPosition } from '../commit-order.ts';
 
 /** How far a consumer has read the outbox. */
 export class WorkerCursorRepository {
@@ -9,19 +10,23 @@ export class WorkerCursorRepository {
   }
 
   /**
-   * The cursor's position, locked until the caller's transaction ends (PostgreSQL), so one
-   * instance at a time advances it. A new cursor starts at `initial`.
+   * The cursor's position in a log, locked until the caller's transaction ends (PostgreSQL), so
+   * one instance at a time advances it. A new cursor starts at the beginning of the log.
    */
-  async claim(name: string, initial: number): Promise<number> {
-    await this.db.run('INSERT INTO worker_cursors (name, position) VALUES (?, ?) ON CONFLICT (name) DO NOTHING', [name, initial]);
-    const row = await this.db.get<{ position: number }>(
-      `SELECT position FROM worker_cursors WHERE name = ?${this.db.lockClause}`,
+  async claim(name: string): Promise<LogPosition> {
+    await this.db.run('INSERT INTO worker_cursors (name, commit_order, position) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING', [
+      name,
+      LOG_START.order,
+      LOG_START.seq,
+    ]);
+    const row = await this.db.get<{ commit_order: string; position: number }>(
+      `SELECT commit_order, position FROM worker_cursors WHERE name = ?${this.db.lockClause}`,
       [name],
     );
-    return Number(row?.position ?? initial);
+    return row ? { order: row.commit_order, seq: Number(row.position) } : LOG_START;
   }
 
-  async advance(name: string, position: number): Promise<void> {
-    await this.db.run('UPDATE worker_cursors SET position = ? WHERE name = ?', [position, name]);
+  async advance(name: string, position: LogPosition): Promise<void> {
+    await this.db.run('UPDATE worker_cursors SET commit_order = ?, position = ? WHERE name = ?', [position.order, position.seq, name]);
   }
 }
