@@ -57,6 +57,25 @@ describe(`Sanity's client against this server (${testEngine})`, () => {
     expect(await client.getDocument('tx-1')).toBeUndefined();
   });
 
+  it('listens over Server-Sent Events with includeResult', async () => {
+    const events: { type: string; transition?: string; documentId?: string; result?: { title?: string } }[] = [];
+    const subscription = client
+      .listen('*[_type == "live" && title == $title]', { title: 'watched' }, { includeResult: true, events: ['welcome', 'mutation'] })
+      .subscribe((event) => events.push(event as (typeof events)[number]));
+    try {
+      const deadline = Date.now() + 10_000;
+      while (!events.some((event) => event.type === 'welcome') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+      await client.create({ _id: 'live-1', _type: 'live', title: 'watched' });
+      await client.create({ _id: 'live-2', _type: 'live', title: 'ignored' });
+      while (!events.some((event) => event.type === 'mutation') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+      const mutations = events.filter((event) => event.type === 'mutation');
+      expect(mutations).toHaveLength(1);
+      expect(mutations[0]).toMatchObject({ documentId: 'live-1', transition: 'appear', result: { title: 'watched' } });
+    } finally {
+      subscription.unsubscribe();
+    }
+  });
+
   it('uploads an image and serves it under the URLs @sanity/image-url builds', async () => {
     const png = await solidPng(200, 100, { r: 10, g: 200, b: 30, alpha: 1 });
     const asset = await client.assets.upload('image', png, { filename: 'green.png' });
