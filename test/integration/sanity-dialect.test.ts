@@ -1,0 +1,104 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectErrorBody, startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { createProject, type TestProject } from '../helpers/fixtures.ts';
+import { dataClient, ok } from '../helpers/content.ts';
+import { testEngine } from '../helpers/engine.ts';
+
+/** Sanity's request and response shapes, by HTTP (the real client is in sanity-client.test.ts). */
+describe(`Sanity's API dialect (${testEngine})`, () => {
+  let app: TestApp;
+  let admin: string;
+  let project: TestProject;
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    admin = await app.login();
+    project = await createProject(app, admin);
+    await dataClient(app, admin, project.slug).mutate([
+      { create: { _id: 'one', _type: 'post', title: 'One' } },
+      { create: { _id: 'drafts.one', _type: 'post', title: 'One, edited' } },
+      { create: { _id: 'two', _type: 'post', title: 'Two' } },
+    ]);
+  });
+  afterAll(async () => app.close());
+
+  const get = <T>(path: string, headers: Record<string, string> = { 'x-project': project.slug }) => app.request<T>('GET', path, { token: admin, headers });
+
+  it('serves dated and vX paths like v1, with {documents, omitted} for documents', async () => {
+    for (const version of ['v2025-02-19', 'vX', 'v2021-06-07']) {
+      const response = await get(`/api/${version}/data/doc/production/one`);
+      expect(response.status).toBe(200);
+      expect(response.body).toEqual({ documents: [expect.objectContaining({ _id: 'one', title: 'One' })], omitted: [] });
+    }
+    expect(ok(await get('/api/v1/data/doc/production/one'))).toMatchObject({ _id: 'one' });
+    expect(ok(await get('/api/v1/data/doc/production/one', { 'x-sanity-project-id': project.id }))).toEqual({
+      documents: [expect.objectContaining({ _id: 'one' })],
+      omitted: [],
+    });
+    expectErrorBody(await get('/api/v2/data/doc/production/one'), 404);
+  });
+
+  it('answers several ids with the missing ones omitted', async () => {
+    expect(ok(await get<{ documents: { _id: string }[]; omitted: unknown[] }>('/api/v1/data/doc/production/two,nope,one'))).toEqual({
+      documents: [expect.objectContaining({ _id: 'two' }), expect.objectContaining({ _id: 'one' })],
+      omitted: [{ id: 'nope', reason: 'existence' }],
+    });
+  });
+
+  it('runs GET queries with form-encoded text and $parameters as JSON', async () => {
+    const query = encodeURIComponent('*[_type == $type && title == $title]._id').replace(/%20/g, '+');
+    const response = ok(await get<{ result: string[]; query: string }>(`/api/v2025-02-19/data/query/production?query=${query}&%24type=%22post%22&%24title=%22Two%22`));
+    expect(response.result).toEqual(['two']);
+    expect(response.query).toBe('*[_type == $type && title == $title]._id');
+    const withoutQuery = ok(await get<Record<string, unknown>>(`/api/v1/data/query/production?query=count(*)&returnQuery=false&tag=t`));
+    expect(withoutQuery).not.toHaveProperty('query');
+    expectErrorBody(await get(`/api/v1/data/query/production?query=*[_id==$id]&%24id=not-json`), 400);
+  });
+
+  it('applies perspectives: raw, published and drafts', async () => {
+    const titles = async (perspective: string) =>
+      ok(await get<{ result: unknown }>(`/api/v1/data/query/production?query=${encodeURIComponent('*[_type == "post"] | order(_id) {_id, title}')}&perspective=${perspective}`)).result;
+    expect(await titles('raw')).toEqual([
+      { _id: 'drafts.one', title: 'One, edited' },
+      { _id: 'one', title: 'One' },
+      { _id: 'two', title: 'Two' },
+    ]);
+    expect(await titles('published')).toEqual([
+      { _id: 'one', title: 'One' },
+      { _id: 'two', title: 'Two' },
+    ]);
+    expect(await titles('drafts')).toEqual([
+      { _id: 'one', title: 'One, edited' },
+      { _id: 'two', title: 'Two' },
+    ]);
+    expectErrorBody(await get('/api/v1/data/query/production?query=*&perspective=future'), 400);
+  });
+
+  it('takes transactionId, visibility, autoGenerateArrayKeys and diffMatchPatch on mutations', async () => {
+    const data = dataClient(app, admin, project.slug);
+    const created = ok(
+      await app.request<{ transactionId: string }>('POST', '/api/v1/data/mutate/production?visibility=async&autoGenerateArrayKeys=true', {
+        token: admin,
+        headers: { 'x-project': project.slug },
+        body: { transactionId: 'my-tx-1', mutations: [{ create: { _id: 'keyed', _type: 'post', body: [{ text: 'a' }, { _key: 'kept', text: 'b' }], text: 'hello world' } }] },
+      }),
+    );
+    expect(created.transactionId).toBe('my-tx-1');
+    const doc = ok(await data.doc('keyed'));
+    expect(doc._rev).toBe('my-tx-1');
+    const body = doc.body as { _key: string }[];
+    expect(body[0]!._key).toMatch(/^[0-9a-f]{12}$/);
+    expect(body[1]!._key).toBe('kept');
+    ok(await data.mutate([{ patch: { id: 'keyed', diffMatchPatch: { text: '@@ -1,11 +1,11 @@\n hello \n-world\n+there\n' } } }]));
+    expect(ok(await data.doc('keyed')).text).toBe('hello there');
+    expectErrorBody(await data.mutate([{ patch: { id: 'keyed', diffMatchPatch: { text: 'not a patch' } } }]), 400);
+    expectErrorBody(
+      await app.request('POST', '/api/v1/data/mutate/production?transactionId=bad%20id', {
+        token: admin,
+        headers: { 'x-project': project.slug },
+        body: { mutations: [{ create: { _type: 'x' } }] },
+      }),
+      400,
+    );
+  });
+});
