@@ -18,7 +18,7 @@ import { DocumentReader } from './content/document-reader.ts';
 import { QueryService } from './content/query/query-service.ts';
 import { Scheduler } from './content/scheduler.ts';
 import { AssetService } from './assets/asset-service.ts';
-import { FilesystemBlobStore } from './assets/filesystem-blob-store.ts';
+import { openBlobStore } from './assets/open-blob-store.ts';
 import { ImageTransformer } from './assets/image-transformer.ts';
 import { SanityAssetService } from './assets/sanity-asset-service.ts';
 import { join } from 'node:path';
@@ -29,6 +29,7 @@ import { openChangeSignal } from './store/change-signal.ts';
 import { ImportService } from './migration/import-service.ts';
 import { ExportService } from './migration/export-service.ts';
 import { loadSchema } from './schema/load-schema.ts';
+import { Readiness } from './lifecycle/readiness.ts';
 
 export interface ServiceOptions extends StoreOptions {
   log?: Logger;
@@ -43,7 +44,10 @@ export async function createServices(config: Config, options: ServiceOptions = {
   await store.migrate();
   const passwords = new PasswordHasher(config.bcryptRounds);
   const projects = new ProjectService(store);
-  const blobs = new FilesystemBlobStore(join(config.dataDir, 'assets'));
+  const blobs = await openBlobStore(config).catch(async (error: unknown) => {
+    await store.close();
+    throw error;
+  });
   const assets = new AssetService(store, blobs, new ImageTransformer(join(config.dataDir, 'cache')));
   const counters = config.redisUrl ? new RedisCounterStore(config.redisUrl, `${config.redisKeyPrefix}rl:`) : new MemoryCounterStore();
   return {
@@ -79,6 +83,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
       openChangeSignal(config.databaseUrl, { schema: options.schema, onError: (error) => log.warn({ err: error }, 'change signal connection lost; reconnecting') }),
       log.child({ worker: 'realtime' }),
     ),
+    readiness: new Readiness({ database: () => store.ping() }),
   };
 }
 
@@ -95,5 +100,6 @@ export async function closeServices(services: Services): Promise<void> {
   await services.webhookWorker.stop();
   await services.realtime.stop();
   await services.rateLimiter.close();
+  await services.blobs.close?.();
   await services.store.close();
 }

@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import ipaddr from 'ipaddr.js';
 
 /**
  * Configuration is read from the environment once, validated, frozen and passed down.
@@ -30,6 +31,39 @@ export interface Config {
   readonly importBodyLimitBytes: number;
   readonly logLevel: string;
   readonly nodeEnv: string;
+  /** Where asset bytes live: `fs` (files under DATA_DIR/assets) or `s3` (an S3-compatible bucket). */
+  readonly blobStore: 'fs' | 's3';
+  /** Set when `blobStore` is `s3`. */
+  readonly s3: S3Config | undefined;
+  /** After SIGTERM, how long readiness answers 503 while requests are still served (for load balancers to notice). */
+  readonly shutdownDelayMs: number;
+  /** After SIGTERM, how long in-flight work may take before the process exits anyway (with code 1). */
+  readonly shutdownTimeoutMs: number;
+  /**
+   * Proxies whose X-Forwarded-For is believed for the client address (rate-limit keys): addresses
+   * or CIDR ranges (Fastify's `trustProxy` string), a number of hops, or false (the socket's address).
+   */
+  readonly trustProxy: string | number | false;
+}
+
+export interface S3Config {
+  readonly bucket: string;
+  readonly region: string;
+  /** An S3-compatible server's URL; unset means AWS S3. */
+  readonly endpoint: string | undefined;
+  readonly forcePathStyle: boolean;
+  /** Prepended to every object key: empty, or ending with `/`. */
+  readonly prefix: string;
+  /** Unset: the AWS SDK's default chain (AWS_* variables, shared config, instance or task roles). */
+  readonly credentials: S3Credentials | undefined;
+  /** The most bytes of originals kept in the local cache under DATA_DIR/blob-cache. */
+  readonly cacheMaxBytes: number;
+}
+
+export interface S3Credentials {
+  readonly accessKeyId: string;
+  /** Not enumerable: JSON, util.inspect and the logger leave it out. */
+  readonly secretAccessKey: string;
 }
 
 export class ConfigError extends Error {
@@ -76,6 +110,48 @@ function optional(env: Env, name: string): string | undefined {
   return raw === undefined || raw === '' ? undefined : raw;
 }
 
+function s3Config(env: Env): S3Config {
+  const bucket = optional(env, 'S3_BUCKET');
+  if (!bucket) throw new ConfigError('S3_BUCKET must be set when BLOB_STORE is s3');
+  const endpoint = optional(env, 'S3_ENDPOINT');
+  if (endpoint !== undefined && !/^https?:\/\/[^/\s]+/.test(endpoint)) throw new ConfigError(`S3_ENDPOINT must be an http:// or https:// URL (got "${endpoint}")`);
+  const rawPrefix = env.S3_PREFIX ?? '';
+  if (rawPrefix.startsWith('/') || rawPrefix.includes('\0') || rawPrefix.split('/').includes('..')) {
+    throw new ConfigError('S3_PREFIX must be a relative key prefix such as cms/ (no leading /, no ..)');
+  }
+  const accessKeyId = optional(env, 'S3_ACCESS_KEY_ID');
+  const secretAccessKey = optional(env, 'S3_SECRET_ACCESS_KEY');
+  if ((accessKeyId === undefined) !== (secretAccessKey === undefined)) {
+    throw new ConfigError('S3_ACCESS_KEY_ID and S3_SECRET_ACCESS_KEY must be set together (or neither, for the AWS default credential chain)');
+  }
+  let credentials: S3Credentials | undefined;
+  if (accessKeyId !== undefined && secretAccessKey !== undefined) {
+    credentials = Object.freeze(Object.defineProperty({ accessKeyId }, 'secretAccessKey', { value: secretAccessKey, enumerable: false }) as S3Credentials);
+  }
+  return Object.freeze({
+    bucket,
+    region: env.S3_REGION || 'us-east-1',
+    endpoint,
+    forcePathStyle: boolean(env, 'S3_FORCE_PATH_STYLE'),
+    prefix: rawPrefix === '' || rawPrefix.endsWith('/') ? rawPrefix : `${rawPrefix}/`,
+    credentials,
+    cacheMaxBytes: integer(env, 'S3_CACHE_MAX_MB', 1024, 1, 1_048_576) * 1024 * 1024,
+  });
+}
+
+/** TRUST_PROXY: unset (false), a hop count, or a comma-separated list of addresses and CIDR ranges. */
+function trustProxy(env: Env): string | number | false {
+  const raw = optional(env, 'TRUST_PROXY');
+  if (raw === undefined || raw === 'false') return false;
+  if (/^\d+$/.test(raw)) return integer(env, 'TRUST_PROXY', 0, 1, 100);
+  const entries = raw.split(',').map((entry) => entry.trim());
+  for (const entry of entries) {
+    const valid = entry.includes('/') ? ipaddr.isValidCIDR(entry) : ipaddr.isValid(entry);
+    if (!valid) throw new ConfigError(`TRUST_PROXY must be a number of hops or a comma-separated list of addresses and CIDR ranges (got "${entry}")`);
+  }
+  return entries.join(',');
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = env.NODE_ENV || 'development';
   const dataDir = resolve(env.DATA_DIR || './data');
@@ -90,6 +166,8 @@ export function loadConfig(env: Env = process.env): Config {
   if (nodeEnv === 'production' && jwtSecret.length < 32) {
     throw new ConfigError('JWT_SECRET must be at least 32 characters in production');
   }
+  const blobStore = env.BLOB_STORE || 'fs';
+  if (blobStore !== 'fs' && blobStore !== 's3') throw new ConfigError(`BLOB_STORE must be fs or s3 (got "${blobStore}")`);
   return Object.freeze({
     port: integer(env, 'PORT', 3000, 0, 65535),
     host: env.HOST || '127.0.0.1',
@@ -111,5 +189,10 @@ export function loadConfig(env: Env = process.env): Config {
     importBodyLimitBytes: integer(env, 'IMPORT_BODY_LIMIT_MB', 10_240, 1, 1_048_576) * 1024 * 1024,
     logLevel: env.LOG_LEVEL || 'info',
     nodeEnv,
+    blobStore,
+    s3: blobStore === 's3' ? s3Config(env) : undefined,
+    shutdownDelayMs: integer(env, 'SHUTDOWN_DELAY_MS', 0, 0, 600_000),
+    shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 30_000, 1_000, 3_600_000),
+    trustProxy: trustProxy(env),
   });
 }

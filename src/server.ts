@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance } from 'fastify';
 import type { Config } from './config.ts';
 import type { Services } from './services.ts';
@@ -47,7 +48,13 @@ export async function startServer(config: Config, out: (line: string) => void = 
     url,
     close: () =>
       (closing ??= (async () => {
+        // Readiness answers 503 first; requests are still served during the delay, so a load
+        // balancer has time to take the instance out before it stops accepting connections.
+        services.readiness.drain();
+        if (config.shutdownDelayMs > 0) await sleep(config.shutdownDelayMs);
+        // Stops accepting, tells listeners to reconnect elsewhere, finishes in-flight requests.
         await app.close();
+        // Stops the workers: the webhook worker finishes and records the attempts it has under way.
         await closeServices(services);
       })()),
   };

@@ -21,6 +21,7 @@ import type { RealtimeService } from './realtime/realtime-service.ts';
 import type { ImportService } from './migration/import-service.ts';
 import type { ExportService } from './migration/export-service.ts';
 import type { SchemaType } from './schema/load-schema.ts';
+import type { Readiness } from './lifecycle/readiness.ts';
 
 /** Everything the HTTP layer, the workers and the CLI call into, built once by the composition root. */
 export interface Services {
@@ -50,4 +51,6 @@ export interface Services {
   readonly webhookWorker: WebhookWorker;
   /** Real-time listeners (GET /data/listen): started by the server or by the first subscription. */
   readonly realtime: RealtimeService;
+  /** GET /ready: the database answers and the instance is not shutting down. */
+  readonly readiness: Readiness;
 }

@@ -170,7 +170,7 @@ export class AssetService {
 
   /** What to send for an asset the caller may read: the original, or the transformed variant of an image. */
   async serve(asset: AssetRecord, transform: Transform | undefined): Promise<AssetContent> {
-    const original = await this.blobs.localPath(asset.path);
+    const original = await this.blobs.localFile(asset.path);
     if (!original) throw notFound(`Asset "${asset.id}" has no stored file`);
     if (!transform || asset.type !== 'image') {
       const activeContent = asset.type !== 'image' || asset.metadata.format === 'svg';

@@ -2,7 +2,7 @@ import { mkdir, rename, rm, stat } from 'node:fs/promises';
 import { randomUUID } from 'node:crypto';
 import { dirname, join, relative, resolve, sep, isAbsolute } from 'node:path';
 import { badRequest } from '../errors.ts';
-import type { BlobStore } from './blob-store.ts';
+import { checkBlobKey, type BlobStore } from './blob-store.ts';
 
 /** Blobs as files under `root` (DATA_DIR/assets by default). */
 export class FilesystemBlobStore implements BlobStore {
@@ -16,9 +16,9 @@ export class FilesystemBlobStore implements BlobStore {
 
   /** The absolute path of a key; refuses keys that would escape the root (`..`, absolute paths, NUL). */
   resolveKey(key: string): string {
-    if (key.length === 0 || key.includes('\0') || isAbsolute(key) || key.split(/[\\/]/).some((part) => part === '..' || part === '')) {
-      throw badRequest('invalid asset path');
-    }
+    checkBlobKey(key);
+    if (isAbsolute(key)) throw badRequest('invalid asset path');
+    // The resolved path is checked too, whatever the platform's separators make of the key.
     const path = resolve(this.root, key);
     const inside = relative(this.root, path);
     if (inside.startsWith('..') || isAbsolute(inside) || inside.split(sep)[0] === '.staging') throw badRequest('invalid asset path');
@@ -31,7 +31,7 @@ export class FilesystemBlobStore implements BlobStore {
     await rename(localPath, target);
   }
 
-  async localPath(key: string): Promise<string | undefined> {
+  async localFile(key: string): Promise<string | undefined> {
     const path = this.resolveKey(key);
     try {
       return (await stat(path)).isFile() ? path : undefined;

@@ -66,7 +66,7 @@ export async function runExport(config: Config, options: ExportOptions, stdout: 
       for await (const text of services.store.documents.scanText(project.id, options.dataset, { types: [...ASSET_TYPES] })) {
         const document = JSON.parse(text) as JsonObject & { _id: string; sha1hash?: string };
         const asset = document.sha1hash ? await services.store.assets.findBySha1(project.id, options.dataset, document.sha1hash) : undefined;
-        const file = asset && (await services.blobs.localPath(asset.path));
+        const file = asset && (await services.blobs.localFile(asset.path));
         if (!asset || !file) continue;
         const path = sanityArchivePath(asset);
         await copyFile(file, join(folder, path));

@@ -5,6 +5,7 @@ import { runMigrate } from './migrate.ts';
 import { runUserCreate } from './user-create.ts';
 import { runImport } from './import.ts';
 import { runExport } from './export.ts';
+import { closeOnSignals } from '../lifecycle/shutdown.ts';
 
 const program = new Command('cms').description('Content service: server and administration').version(packageVersion());
 
@@ -12,10 +13,9 @@ program
   .command('serve')
   .description('Start the HTTP API (configuration from environment variables; see README)')
   .action(async () => {
-    const server = await startServer(loadConfig());
-    const stop = () => void server.close().then(() => process.exit(0));
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
+    const config = loadConfig();
+    const server = await startServer(config);
+    closeOnSignals(server, { timeoutMs: config.shutdownTimeoutMs, log: server.services.log });
   });
 
 program

@@ -5,6 +5,7 @@ import { registerValidation } from './validation.ts';
 import { registerOpenApi, API_PREFIX } from './openapi.ts';
 import { requestContextPlugin } from './request-context.ts';
 import { healthRoutes } from '../routes/health.ts';
+import { readyRoutes } from '../routes/ready.ts';
 import { authRoutes } from '../routes/auth.ts';
 import { userRoutes } from '../routes/users.ts';
 import { projectRoutes } from '../routes/projects.ts';
@@ -29,6 +30,11 @@ export interface AppOptions {
   version?: string;
 }
 
+/** Fastify's trustProxy from TRUST_PROXY: a hop count trusts that many proxies nearest the server. */
+function trustedProxies(setting: string | number | false): FastifyServerOptions['trustProxy'] {
+  return typeof setting === 'number' ? (_address: string, hop: number) => hop < setting : setting;
+}
+
 /** Builds the HTTP app on the given services. It never listens: the server entry point does. */
 export async function buildApp(services: Services, options: AppOptions = {}): Promise<FastifyInstance> {
   const serverOptions: FastifyServerOptions = {
@@ -37,10 +43,19 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     bodyLimit: 1024 * 1024,
     return503OnClosing: true,
     rewriteUrl: rewriteVersionedUrl,
+    // Behind a load balancer, the client address (rate-limit key) comes from X-Forwarded-For, but
+    // only as written by the proxies TRUST_PROXY names: anyone else could forge it.
+    trustProxy: trustedProxies(services.config.trustProxy),
   };
   const app = Fastify(serverOptions);
   registerValidation(app);
   registerJsonParser(app);
+  // Once the instance is shutting down, every response closes its connection: clients reconnect
+  // (through the load balancer, elsewhere), and a request finishing during close leaves no idle
+  // keep-alive connection behind for the server to wait on.
+  app.addHook('onSend', async (_request, reply) => {
+    if (services.readiness.draining) reply.header('Connection', 'close');
+  });
   registerErrorHandling(app);
   await registerOpenApi(app, options.version ?? '0.0.0');
   await app.register(multipart, { limits: { fileSize: MAX_UPLOAD_BYTES, files: 1, fields: 10, parts: 20 } });
@@ -59,6 +74,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   });
   const routeGroups = [
     healthRoutes,
+    readyRoutes,
     authRoutes,
     userRoutes,
     projectRoutes,
