@@ -11,6 +11,7 @@ import { ProjectService } from './projects/project-service.ts';
 import { RateLimiter } from './http/rate-limit/rate-limiter.ts';
 import { MemoryCounterStore } from './http/rate-limit/counter-store.ts';
 import { RedisCounterStore } from './http/rate-limit/redis-counter-store.ts';
+import { FallbackCounterStore } from './http/rate-limit/fallback-counter-store.ts';
 import { MutationService } from './content/mutations/mutation-service.ts';
 import { PublishingService } from './content/publishing-service.ts';
 import { HistoryService } from './content/history-service.ts';
@@ -49,7 +50,11 @@ export async function createServices(config: Config, options: ServiceOptions = {
     throw error;
   });
   const assets = new AssetService(store, blobs, new ImageTransformer(join(config.dataDir, 'cache')));
-  const counters = config.redisUrl ? new RedisCounterStore(config.redisUrl, `${config.redisKeyPrefix}rl:`) : new MemoryCounterStore();
+  const counters = config.redisUrl
+    ? new FallbackCounterStore(new RedisCounterStore(config.redisUrl, `${config.redisKeyPrefix}rl:`), (error) =>
+        log.warn({ err: error }, 'Redis rate-limit counters failed; counting per instance until Redis answers'),
+      )
+    : new MemoryCounterStore();
   return {
     config,
     log,

@@ -21,3 +21,26 @@ describe('rate limiter (fixed one-minute windows)', () => {
     expect(await limiter.hit('a', 3)).toMatchObject({ allowed: true, remaining: 2 });
   });
 });
+
+describe('rate limiter when the shared counters fail', () => {
+  it('counts per instance instead, reporting the outage once', async () => {
+    const { FallbackCounterStore } = await import('../../src/http/rate-limit/fallback-counter-store.ts');
+    let down = true;
+    const failures: unknown[] = [];
+    const shared = new MemoryCounterStore();
+    const broken = {
+      hit: async (key: string, windowStart: number) => {
+        if (down) throw new Error('ECONNREFUSED');
+        return shared.hit(key, windowStart);
+      },
+      close: async () => undefined,
+    };
+    const limiter = new RateLimiter(new FallbackCounterStore(broken, (error) => failures.push(error)), 60_000, () => 1_800_000_000_000);
+    expect((await limiter.hit('a', 2)).remaining).toBe(1);
+    expect((await limiter.hit('a', 2)).remaining).toBe(0);
+    expect((await limiter.hit('a', 2)).allowed).toBe(false);
+    expect(failures).toHaveLength(1);
+    down = false;
+    expect((await limiter.hit('a', 2)).remaining).toBe(1);
+  });
+});
