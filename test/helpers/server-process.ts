@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, JWT_SECRET, type ApiResponse, type RequestOptions } from './test-app.ts';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, JWT_SECRET, httpRequest, type ApiResponse, type RequestOptions } from './test-app.ts';
 import type { Run } from './cli.ts';
 
 const CLI = fileURLToPath(new URL('../../bin/cms.js', import.meta.url));
@@ -65,20 +65,7 @@ export async function startServerProcess(env: Record<string, string>, options: {
   }
   const base = url;
 
-  async function request<T>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
-    const headers: Record<string, string> = { ...options.headers };
-    if (options.token) headers.authorization = `Bearer ${options.token}`;
-    let body: string | undefined = options.rawBody;
-    if (options.body !== undefined) {
-      body = JSON.stringify(options.body);
-      headers['content-type'] ??= 'application/json';
-    }
-    const response = await fetch(`${base}${path}`, { method, headers, body });
-    const text = await response.text();
-    let parsed: unknown = text;
-    if ((response.headers.get('content-type') ?? '').includes('json') && text.length > 0) parsed = JSON.parse(text);
-    return { status: response.status, headers: response.headers, body: parsed as T };
-  }
+  const request = <T>(method: string, path: string, options: RequestOptions = {}) => httpRequest<T>(base, method, path, options);
 
   return {
     url: base,

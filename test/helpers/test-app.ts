@@ -71,20 +71,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
   const { port } = app.server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;
 
-  async function request<T>(method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
-    const headers: Record<string, string> = { ...options.headers };
-    if (options.token) headers.authorization = `Bearer ${options.token}`;
-    let body: string | undefined = options.rawBody;
-    if (options.body !== undefined) {
-      body = JSON.stringify(options.body);
-      headers['content-type'] ??= 'application/json';
-    }
-    const response = await fetch(`${url}${path}`, { method, headers, body });
-    const text = await response.text();
-    let parsed: unknown = text;
-    if ((response.headers.get('content-type') ?? '').includes('json') && text.length > 0) parsed = JSON.parse(text);
-    return { status: response.status, headers: response.headers, body: parsed as T };
-  }
+  const request = <T>(method: string, path: string, options: RequestOptions = {}) => httpRequest<T>(url, method, path, options);
 
   return {
     url,
@@ -103,6 +90,22 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
       if (!keepDatabase) await db.drop();
     },
   };
+}
+
+/** A request to a server under test: JSON in and out, an optional bearer token, or a raw body. */
+export async function httpRequest<T>(baseUrl: string, method: string, path: string, options: RequestOptions = {}): Promise<ApiResponse<T>> {
+  const headers: Record<string, string> = { ...options.headers };
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  let body: string | undefined = options.rawBody;
+  if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const response = await fetch(`${baseUrl}${path}`, { method, headers, body });
+  const text = await response.text();
+  let parsed: unknown = text;
+  if ((response.headers.get('content-type') ?? '').includes('json') && text.length > 0) parsed = JSON.parse(text);
+  return { status: response.status, headers: response.headers, body: parsed as T };
 }
 
 /** Asserts the standard error body and returns it, for tests that check status and message. */
