@@ -4,6 +4,7 @@ import { dirname } from 'node:path';
 import type { Database, SqlExecutor } from '../sql.ts';
 import { SerialQueue } from './serial-queue.ts';
 import { announceSqliteCommit } from './commit-signal.ts';
+import { GroupCommit } from './group-commit.ts';
 
 type Connection = BetterSqlite3.Database;
 
@@ -66,7 +67,8 @@ function releaseWriteQueue(file: string): void {
  * SQLite through better-sqlite3 in WAL mode. better-sqlite3 is synchronous, but our transactions
  * are async functions; so every write goes through one writer connection, one transaction or
  * statement at a time (a queue), while plain reads use a second connection that WAL keeps
- * isolated from the writer's uncommitted changes.
+ * isolated from the writer's uncommitted changes. Transactions that wait together commit together
+ * (group-commit.ts).
  */
 export function openSqliteDatabase(file: string): Database {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
@@ -76,6 +78,7 @@ export function openSqliteDatabase(file: string): Database {
   const writes = acquireWriteQueue(file);
   const write = executor(writer);
   const read = executor(reader);
+  const grouped = new GroupCommit(writer, writes, write, () => announceSqliteCommit(file));
 
   return {
     dialect: 'sqlite',
@@ -85,22 +88,11 @@ export function openSqliteDatabase(file: string): Database {
     lock: read.lock,
     claimClause: read.claimClause,
     lockClause: read.lockClause,
-    transaction: <T>(fn: (tx: SqlExecutor) => Promise<T>) =>
-      writes.run(async () => {
-        writer.exec('BEGIN IMMEDIATE');
-        try {
-          const result = await fn(write);
-          writer.exec('COMMIT');
-          announceSqliteCommit(file);
-          return result;
-        } catch (error) {
-          if (writer.inTransaction) writer.exec('ROLLBACK');
-          throw error;
-        }
-      }),
+    transaction: (fn) => grouped.transaction(fn),
     // BEGIN IMMEDIATE takes SQLite's write lock: the migration transaction is already exclusive.
     migrationLockSql: undefined,
     close: async () => {
+      await grouped.idle();
       await writes.idle();
       if (reader !== writer) reader.close();
       writer.close();
