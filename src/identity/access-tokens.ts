@@ -12,12 +12,20 @@ export interface AccessClaims {
 }
 
 const ROLES: readonly string[] = ['admin', 'editor', 'viewer'];
+/** Verified tokens remembered, most recent last: a client sends the same token until it expires. */
+const VERIFIED_CACHE_SIZE = 1000;
 
 /** Issues and verifies HS256 JWT access tokens with the claims SPEC.md lists. */
 export class AccessTokens {
   private readonly key: Uint8Array;
   private readonly lifetimeSeconds: number;
   private readonly now: () => number;
+  /**
+   * Claims of tokens whose signature was verified, by the exact token text: checking an HMAC
+   * through WebCrypto costs more than the rest of a small request's authentication. Expiry is still
+   * checked on every use; a token never verified is never found here.
+   */
+  private readonly verified = new Map<string, AccessClaims>();
 
   constructor(secret: string, lifetimeSeconds: number, now: () => number = Date.now) {
     this.key = new TextEncoder().encode(secret);
@@ -37,6 +45,18 @@ export class AccessTokens {
 
   /** Verifies signature, algorithm (HS256 only: `none` and others are refused), expiry and claims. */
   async verify(token: string): Promise<AccessClaims> {
+    const known = this.verified.get(token);
+    if (known) {
+      if (known.exp * 1000 > this.now()) return known;
+      this.verified.delete(token);
+    }
+    const claims = await this.verifySignature(token);
+    if (this.verified.size >= VERIFIED_CACHE_SIZE) this.verified.delete(this.verified.keys().next().value!);
+    this.verified.set(token, claims);
+    return claims;
+  }
+
+  private async verifySignature(token: string): Promise<AccessClaims> {
     let payload: Record<string, unknown>;
     try {
       ({ payload } = await jwtVerify(token, this.key, {
