@@ -6,6 +6,8 @@
 //   npm run test:groq-suite -- --verbose           # also print each failure
 //   npm run test:groq-suite -- --only "score()"    # cases whose file or name contains the text
 //   npm run test:groq-suite -- --oracle            # groq-js instead, for comparison
+//   npm run test:groq-suite -- --store sqlite      # over the store, through the query planner
+//   npm run test:groq-suite -- --store postgres    # (TEST_DATABASE_URL, default the local server)
 //   npm run test:groq-suite -- --write-failures F  # write the failures as a known-failures draft
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -13,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadSuiteCases, type SuiteCase } from './groq-suite-cases.ts';
 import { jsonEqual, replaceScoresWithRanks, skipReason, toJson, type SkipReason } from './groq-suite-judge.ts';
-import { groqJsEngine, ourEngine, type Engine } from './groq-suite-engines.ts';
+import { groqJsEngine, ourEngine, storeEngine, type Engine } from './groq-suite-engines.ts';
 
 type KnownFailure = { file: string; name: string; query: string; reason: string };
 type Failure = { c: SuiteCase; detail: string };
@@ -24,6 +26,7 @@ const knownFailuresPath = join(root, 'scripts', 'groq-suite-known-failures.json'
 const { values: options } = parseArgs({
   options: {
     oracle: { type: 'boolean', default: false },
+    store: { type: 'string' },
     verbose: { type: 'boolean', default: false },
     only: { type: 'string' },
     'write-failures': { type: 'string' },
@@ -78,7 +81,13 @@ async function main(): Promise<number> {
     return 0;
   }
   const started = performance.now();
-  const engine = options.oracle ? await groqJsEngine() : await ourEngine();
+  const store = options.store;
+  if (store !== undefined && store !== 'sqlite' && store !== 'postgres') throw new Error('--store takes sqlite or postgres');
+  const engine = options.oracle
+    ? await groqJsEngine()
+    : store
+      ? await storeEngine(store, process.env['TEST_DATABASE_URL'] ?? 'postgres://postgres@127.0.0.1:5432/postgres')
+      : await ourEngine();
   const external = loadExternalDatasets(dir);
   const known = options.oracle ? [] : (JSON.parse(readFileSync(knownFailuresPath, 'utf8')) as KnownFailure[]);
   const knownKeys = new Set(known.map(caseKey));
@@ -120,6 +129,7 @@ async function main(): Promise<number> {
       (options.oracle ? `${failures.length} did not` : `${knownCount} known failures (listed in ${listed})`) +
       `; ${[...skipped.values()].reduce((a, b) => a + b, 0)} skipped (${skippedText || 'none'}); ${seconds} s`,
   );
+  await engine.close?.();
   if (regressions.length > 0 && !options.oracle) {
     console.log(`${regressions.length} failing cases are not in ${listed}: regressions.`);
     return 1;

@@ -2,7 +2,8 @@
 // scope chain an expression looks, and whether it reads the dataset. An expression that looks at
 // no scope and reads the dataset (a subquery such as `*[_type == "a"]._id` inside a filter) has
 // the same value wherever it is evaluated in one run, so the compiler computes it once.
-import type { ExprNode, SelectorNode } from './ast.ts';
+import type { ExprNode } from './ast.ts';
+import { operandsOf, selectorExpressions } from './ast-operands.ts';
 import { findFunction } from './functions/registry.ts';
 
 export type Facts = {
@@ -70,32 +71,6 @@ function compute(node: ExprNode, hidden: boolean): Facts {
       return node.base ? at(node.base) : THIS;
     case 'Deref':
       return combine(at(node.base), RUN);
-    case 'Group':
-    case 'Not':
-    case 'Neg':
-    case 'Pos':
-    case 'ArrayCoerce':
-    case 'AccessElement':
-      return at(node.base);
-    case 'Slice':
-      return combine(at(node.base), at(node.left), at(node.right));
-    case 'And':
-    case 'Or':
-    case 'OpCall':
-      return combine(at(node.left), at(node.right));
-    case 'InRange':
-      return combine(at(node.base), at(node.left), at(node.right));
-    case 'Array':
-      return combine(...node.elements.map((e) => at(e.value)));
-    case 'Object':
-      return combine(
-        ...node.attributes.map((a) => (a.type === 'ObjectConditionalSplat' ? combine(at(a.condition), at(a.value)) : at(a.value))),
-      );
-    case 'Select':
-      return combine(
-        ...node.alternatives.map((a) => combine(at(a.condition), at(a.value))),
-        node.fallback ? at(node.fallback) : NONE,
-      );
     case 'FuncCall': {
       const reads = findFunction(node.namespace, node.name)?.reads;
       const own: Facts = { reach: reads === 'this' ? 0 : -1, scans: reads === 'dataset', runDependent: reads === 'dataset' || reads === 'context' };
@@ -114,20 +89,9 @@ function compute(node: ExprNode, hidden: boolean): Facts {
       return combine(at(node.base), ...node.terms.map((t) => inner(t.expr, hidden, false)));
     case 'Score':
       return combine(at(node.base), ...node.terms.map((t) => inner(t, hidden, false)));
-  }
-}
-
-function selectorExpressions(selector: SelectorNode): ExprNode[] {
-  switch (selector.type) {
-    case 'SelectorAttribute':
-      return selector.base ? selectorExpressions(selector.base) : [];
-    case 'SelectorArray':
-      return selectorExpressions(selector.base);
-    case 'SelectorFilter':
-      return [...selectorExpressions(selector.base), selector.expr];
-    case 'SelectorGroup':
-      return [...(selector.base ? selectorExpressions(selector.base) : []), ...selector.members.flatMap(selectorExpressions)];
-    case 'SelectorAnywhere':
-      return [selector.expr];
+    case 'Scan':
+      return at(node.original);
+    default:
+      return combine(...operandsOf(node).map(at));
   }
 }

@@ -6,6 +6,8 @@
 // whether a step applies to an array or to each of its elements. Custom functions (`fn ns::f($x) =
 // ...;`) are inlined at their call sites, so no node kind stands for them.
 
+import type { ScanPlan } from './planner/scan-plan.ts';
+
 export type Span = { start: number; end: number };
 
 export type ExprNode =
@@ -36,7 +38,8 @@ export type ExprNode =
   | FuncCallNode
   | SelectNode
   | OrderNode
-  | ScoreNode;
+  | ScoreNode
+  | ScanNode;
 
 export type NodeType = ExprNode['type'];
 
@@ -146,3 +149,10 @@ export type OrderNode = Span & { type: 'Order'; base: ExprNode; terms: OrderTerm
 
 /** `base | score(expr, ...)`; `boost(expr, weight)` may appear inside the terms. */
 export type ScoreNode = Span & { type: 'Score'; base: ExprNode; terms: ExprNode[] };
+
+/**
+ * Never parsed: the query planner (planner/plan-query.ts) puts it where `*` and what surrounds it
+ * (filter, order, slice, count) can be asked of a source as one request. `original` is what it
+ * replaces, evaluated as is by sources that cannot answer requests.
+ */
+export type ScanNode = Span & { type: 'Scan'; original: ExprNode; plan: ScanPlan };

@@ -3,18 +3,27 @@
 //   import { evaluate } from 'content-service/groq';
 //   await evaluate('*[_type == $type]{title}', { dataset: docs, params: { type: 'post' } });
 import type { ExprNode } from './ast.ts';
-import { GroqParameterError, GroqSourceError } from './errors.ts';
+import { GroqParameterError } from './errors.ts';
 import { compileQuery } from './evaluator/compile.ts';
-import { toJson } from './evaluator/json.ts';
-import { Scope, type Run } from './evaluator/scope.ts';
+import { runQuery, type QueryOutput } from './evaluator/run-query.ts';
 import { DateTime } from './evaluator/values.ts';
 import { parse } from './parser.ts';
+import { planQuery } from './planner/plan-query.ts';
+import { streamPlanOf } from './planner/stream.ts';
+import type { QueryTrace } from './planner/trace.ts';
 import { createMemorySource, type DocumentSource } from './source.ts';
 
 export type * from './ast.ts';
 export { GroqError, GroqParameterError, GroqSourceError, GroqSyntaxError, type GroqErrorCode } from './errors.ts';
 export { parse, type ParseOptions } from './parser.ts';
 export { createMemorySource, PENDING, type DocumentSource, type Pending } from './source.ts';
+export { planQuery } from './planner/plan-query.ts';
+export { QueryTrace, type ScanTrace } from './planner/trace.ts';
+export { describePlan, type PlanDescription } from './planner/explain.ts';
+export type { Constraint, FieldPath, ScanAnswer, ScanRequest } from './planner/scan-plan.ts';
+export { requestKey } from './planner/request-key.ts';
+export type { QueryOutput } from './evaluator/run-query.ts';
+export { readPath } from './planner/constraints.ts';
 
 export type EvaluateOptions = {
   /** The documents of `*`, when no `source` is given. */
@@ -29,38 +38,48 @@ export type EvaluateOptions = {
   identity?: string;
   /** What sanity::projectId() and sanity::dataset() return (default: null). */
   project?: { projectId: string; dataset: string };
+  /**
+   * Plan the query (default true): scans are asked of the source as requests it can answer from
+   * indexes. Off, the evaluator reads `*` whole through documents(); results are the same.
+   */
+  planner?: boolean;
+  /** Filled with what each scan did (for EXPLAIN output). */
+  trace?: QueryTrace;
 };
-
-/** An asynchronous source that keeps answering PENDING after this many loads is broken. */
-const MAX_LOAD_ROUNDS = 100;
 
 /**
  * Evaluates a query (text or a parsed AST) and resolves to its result as plain JSON values.
  * Throws GroqSyntaxError for invalid text and GroqParameterError for a missing parameter.
  */
 export async function evaluate(query: string | ExprNode, options: EvaluateOptions = {}): Promise<unknown> {
+  const output = await execute(query, options);
+  if (output.kind === 'value') return output.value;
+  const all: unknown[] = [];
+  for await (const item of output.items) all.push(item);
+  return all;
+}
+
+/**
+ * Like evaluate(), but a result made from one scan document by document (`*[_type == "post"]{...}`)
+ * comes as its elements one by one, computed a page of documents at a time: memory holds a page,
+ * whatever the size of the dataset or of the result.
+ */
+export async function execute(query: string | ExprNode, options: EvaluateOptions = {}): Promise<QueryOutput> {
   const params = options.params ?? {};
-  const tree = typeof query === 'string' ? parse(query, { params }) : query;
-  const { root, info } = compileQuery(tree);
+  const parsed = typeof query === 'string' ? parse(query, { params }) : query;
+  const tree = options.planner === false ? parsed : planQuery(parsed);
+  const { info } = compileQuery(tree);
   for (const name of info.parameters) {
     if (!Object.hasOwn(params, name) || params[name] === undefined) throw new GroqParameterError(name);
   }
   const source = options.source ?? createMemorySource(options.dataset ?? []);
-  const now = new DateTime((options.now ?? new Date()).getTime());
-  for (let round = 0; round <= MAX_LOAD_ROUNDS; round++) {
-    const run: Run = {
-      source,
-      params,
-      now,
-      identity: options.identity ?? 'me',
-      project: options.project ?? null,
-      cache: new Array<unknown>(info.slots),
-      pending: false,
-    };
-    const value = root(new Scope(null, null, false, run));
-    if (!run.pending) return info.nonJson ? toJson(value) : value;
-    if (!source.load) throw new GroqSourceError('the document source answered PENDING but has no load()');
-    await source.load();
-  }
-  throw new GroqSourceError(`the document source still answered PENDING after ${MAX_LOAD_ROUNDS} loads`);
+  const settings = {
+    source,
+    params,
+    now: new DateTime((options.now ?? new Date()).getTime()),
+    identity: options.identity ?? 'me',
+    project: options.project ?? null,
+    trace: options.trace,
+  };
+  return runQuery(tree, settings, options.planner === false ? null : streamPlanOf(tree));
 }

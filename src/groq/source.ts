@@ -9,10 +9,15 @@
 // everything the previous round discovered it needs (all dereferenced ids of a page at once), so
 // the number of rounds is the depth of the query's data dependencies, not the number of lookups.
 //
-// Pushdown seam: `documents()` is the one place where the evaluator reads `*`. A query planner
-// will hand it a plan (the filter, ordering and slice around `*`, or a count) so that a SQL source
-// can answer from indexes; a source must then return a superset of the matching documents in
-// dataset order, since the evaluator still applies the exact filter to the candidates.
+// Pushdown: the query planner (planner/) turns `*` with the filter, order(), slice and count()
+// around it into one ScanRequest, which a source that has `scan()` answers from its indexes. The
+// request's constraints are the filter's conjuncts with their values bound (`_type == "post"`,
+// `references("a1")`, `views > 10`); the source says which it applied exactly and the evaluator
+// evaluates the rest on the candidates, so pushdown only narrows and never changes a result. A
+// source that applies all of them may also order, window and count. Sources without `scan()` get
+// `documents()` and the evaluator does everything.
+import { MemoryIndexes, pagesOf, scanMemory, type MemoryScanOptions } from './planner/memory-scan.ts';
+import type { ScanAnswer, ScanRequest } from './planner/scan-plan.ts';
 
 /** Returned by a source that has recorded the request and will fetch it in `load()`. */
 export const PENDING: unique symbol = Symbol('groq.pending');
@@ -21,22 +26,33 @@ export type Pending = typeof PENDING;
 export interface DocumentSource {
   /** The documents of `*`, in dataset order. */
   documents(): readonly unknown[] | Pending;
+  /** Answers one evaluation of a planned scan (see above); optional. */
+  scan?(request: ScanRequest): ScanAnswer | Pending;
+  /**
+   * Answers a scan request (never windowed) a page of candidates at a time, in dataset order, for
+   * a query streamed over it (planner/stream.ts). A source may drop what it cached for earlier
+   * pages (subqueries and dereferences of their documents) when it moves to the next.
+   */
+  pages?(request: ScanRequest): AsyncIterable<ScanAnswer>;
   /** The document whose `_id` is `id`, or null. Called for every `->`; must not scan. */
   getDocument(id: string): unknown;
   /** Fetches what was answered with PENDING since the last call. Needed only by asynchronous sources. */
   load?(): Promise<void>;
 }
 
-/** The reference source: documents in memory, dereferenced through an id map. */
-export function createMemorySource(documents: readonly unknown[]): DocumentSource {
+/** The reference source: documents in memory, dereferenced through an id map, scans answered exactly. */
+export function createMemorySource(documents: readonly unknown[], options: MemoryScanOptions = {}): DocumentSource {
   const byId = new Map<string, unknown>();
   for (const doc of documents) {
     const id = typeof doc === 'object' && doc !== null ? (doc as { _id?: unknown })._id : undefined;
     // The first document with an id wins, as a scan in dataset order would find it.
     if (typeof id === 'string' && !byId.has(id)) byId.set(id, doc);
   }
+  const indexes = new MemoryIndexes(documents);
   return {
     documents: () => documents,
+    scan: (request) => scanMemory(documents, indexes, request, options),
+    pages: (request) => pagesOf(scanMemory(documents, indexes, { ...request, window: null }, options), options.pageSize ?? 1000),
     getDocument: (id) => byId.get(id) ?? null,
   };
 }

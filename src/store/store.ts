@@ -1,5 +1,7 @@
 import type { Database, Dialect, SqlExecutor } from './sql.ts';
 import { migrate, type MigrationResult } from './migrate.ts';
+import { rebuildDocumentIndexIfStale } from './document-index/rebuild.ts';
+import { DocumentIndexReader } from './document-index/reader.ts';
 import { UserRepository } from './repos/users.ts';
 import { ProjectRepository } from './repos/projects.ts';
 import { RefreshTokenRepository } from './repos/refresh-tokens.ts';
@@ -21,6 +23,8 @@ export interface Repositories {
   readonly refreshTokens: RefreshTokenRepository;
   readonly apiTokens: ApiTokenRepository;
   readonly documents: DocumentRepository;
+  /** The query planner's reads: documents through the document index (src/store/document-index). */
+  readonly documentIndex: DocumentIndexReader;
   readonly revisions: RevisionRepository;
   readonly outbox: OutboxRepository;
   readonly schedules: ScheduleRepository;
@@ -52,6 +56,7 @@ function repositories(db: SqlExecutor): Repositories {
     refreshTokens: new RefreshTokenRepository(db),
     apiTokens: new ApiTokenRepository(db),
     documents: new DocumentRepository(db),
+    documentIndex: new DocumentIndexReader(db),
     revisions: new RevisionRepository(db),
     outbox: new OutboxRepository(db),
     schedules: new ScheduleRepository(db),
@@ -68,7 +73,12 @@ export function createStoreOn(db: Database): Store {
     ...repositories(db),
     dialect: db.dialect,
     transaction: (fn) => db.transaction((tx) => fn(repositories(tx))),
-    migrate: () => migrate(db),
+    migrate: async () => {
+      const result = await migrate(db);
+      // Documents written before the document index existed (or under another version of it).
+      await rebuildDocumentIndexIfStale(db);
+      return result;
+    },
     ping: async () => void (await db.get('SELECT 1 AS ok')),
     close: () => db.close(),
   };

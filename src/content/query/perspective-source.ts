@@ -1,8 +1,22 @@
-import { PENDING, type DocumentSource } from '../../groq/index.ts';
+import { PENDING, type Constraint, type DocumentSource, type ScanAnswer, type ScanRequest } from '../../groq/index.ts';
 import { DRAFT_PREFIX, baseIdOf, isDraftId } from '../document-ids.ts';
 import type { Perspective } from './query-service.ts';
 
 type Doc = { _id: string; [key: string]: unknown };
+
+/** `!(_id in path("drafts.**"))`, which the published perspective adds to every scan. */
+const PUBLISHED: Constraint = { kind: 'not', operand: { kind: 'match-path', path: ['_id'], pattern: 'drafts.**' } };
+
+function publishedOnly(request: ScanRequest): ScanRequest {
+  return { ...request, constraints: [...request.constraints, PUBLISHED], constraintFields: [...request.constraintFields, [['_id']]] };
+}
+
+/** The answer to the request without the added constraint (its drafts dropped here if the source left them). */
+function withoutDrafts(answer: ScanAnswer): ScanAnswer {
+  const applied = answer.applied.slice(0, -1);
+  if (answer.applied[answer.applied.length - 1] || !answer.documents) return { ...answer, applied };
+  return { ...answer, applied, documents: answer.documents.filter((document) => !isDraftId(idOf(document))) };
+}
 
 function idOf(document: unknown): string {
   return (document as Doc)._id;
@@ -26,6 +40,18 @@ export function withPerspective(inner: DocumentSource, perspective: Perspective 
       },
       getDocument: (id) => (isDraftId(id) ? null : inner.getDocument(id)),
       load: inner.load?.bind(inner),
+      // Scans stay planned: the source drops the drafts with the rest of the filter.
+      ...(inner.scan && {
+        scan: (request: ScanRequest) => {
+          const answer = inner.scan!(publishedOnly(request));
+          return answer === PENDING ? PENDING : withoutDrafts(answer);
+        },
+      }),
+      ...(inner.pages && {
+        pages: async function* (request: ScanRequest) {
+          for await (const answer of inner.pages!(publishedOnly(request))) yield withoutDrafts(answer);
+        },
+      }),
     };
   }
   let overlaid: readonly unknown[] | undefined;

@@ -1,25 +1,45 @@
-import { PENDING, type DocumentSource } from '../../groq/index.ts';
+import { PENDING, requestKey, type DocumentSource, type ScanAnswer, type ScanRequest } from '../../groq/index.ts';
 import type { Store } from '../../store/index.ts';
+import { ConditionTranslator } from './constraint-conditions.ts';
+import { IndexBatcher } from './index-batcher.ts';
+import { ScanExecution, type DatasetShapes, type ScanContext, type ScanReport } from './scan-execution.ts';
+
+/** Documents per page of a streamed query: whole, or assembled from a few indexed values. */
+const PAGE_SIZES = { documents: 1000, values: 10_000 };
 
 /**
  * The documents of one dataset, from the Store, for the GROQ evaluator. The evaluator asks
- * synchronously; what is not loaded yet is answered PENDING and fetched in one batch by `load()`:
- * the whole dataset for `*` (read a page at a time), the ids asked for by `->` with one query.
+ * synchronously; what is not loaded yet is answered PENDING and fetched by `load()`, everything a
+ * round asked at once: the planner's scans from the document index (scan-execution.ts), the ids
+ * asked for by `->` with one query. `*` unplanned (releases::all()) reads the dataset a page at a time.
  */
 export class StoreDocumentSource implements DocumentSource {
   private readonly store: Store;
   private readonly projectId: string;
   private readonly dataset: string;
+  private readonly batcher: IndexBatcher;
   private all: unknown[] | undefined;
-  private allById: Map<string, unknown> | undefined;
   private wantAll = false;
   private readonly byId = new Map<string, unknown>();
   private readonly wanted = new Set<string>();
+  private readonly answers = new Map<string, ScanAnswer>();
+  private readonly asked = new Map<string, ScanRequest>();
+  private shapes: Promise<DatasetShapes> | undefined;
+  private readonly pageSizes: { documents: number; values: number };
+  /** What the scans asked of the index, by scan, for EXPLAIN output (the first evaluation of each). */
+  readonly reports = new Map<number, ScanReport>();
 
-  constructor(store: Store, projectId: string, dataset: string) {
+  constructor(store: Store, projectId: string, dataset: string, options: { pageSizes?: { documents: number; values: number } } = {}) {
+    this.pageSizes = options.pageSizes ?? PAGE_SIZES;
     this.store = store;
     this.projectId = projectId;
     this.dataset = dataset;
+    this.batcher = new IndexBatcher(store, projectId, dataset);
+  }
+
+  /** Statements sent to the database so far. */
+  get statements(): number {
+    return this.batcher.statements;
   }
 
   documents(): readonly unknown[] | typeof PENDING {
@@ -28,29 +48,83 @@ export class StoreDocumentSource implements DocumentSource {
     return PENDING;
   }
 
+  scan(request: ScanRequest): ScanAnswer | typeof PENDING {
+    const key = requestKey(request);
+    const answer = this.answers.get(key);
+    if (answer) return answer;
+    this.asked.set(key, request);
+    return PENDING;
+  }
+
   getDocument(id: string): unknown {
-    if (this.allById) return this.allById.get(id) ?? null;
     if (this.byId.has(id)) return this.byId.get(id);
     this.wanted.add(id);
     return PENDING;
   }
 
   async load(): Promise<void> {
-    if (this.wantAll && !this.all) {
-      const all: unknown[] = [];
-      const allById = new Map<string, unknown>();
-      for await (const document of this.store.documents.scan(this.projectId, this.dataset)) {
-        all.push(document);
-        allById.set(document._id, document);
-      }
-      this.all = all;
-      this.allById = allById;
-    }
-    if (this.wanted.size > 0 && !this.allById) {
-      const ids = [...this.wanted];
-      for (const id of ids) this.byId.set(id, null);
-      for (const document of await this.store.documents.getMany(this.projectId, this.dataset, ids)) this.byId.set(document._id, document);
-    }
+    const asked = [...this.asked];
+    const wanted = [...this.wanted];
+    this.asked.clear();
     this.wanted.clear();
+    const work: Promise<unknown>[] = [];
+    if (asked.length > 0) work.push(this.answer(asked));
+    if (wanted.length > 0) {
+      for (const id of wanted) this.byId.set(id, null);
+      work.push(
+        this.store.documents.getMany(this.projectId, this.dataset, wanted).then((documents) => {
+          for (const document of documents) this.byId.set(document._id, document);
+        }),
+      );
+    }
+    if (this.wantAll && !this.all) work.push(this.loadAll());
+    await Promise.all(work);
+  }
+
+  /**
+   * A streamed query's scan, a page at a time. What was cached for the previous page (its
+   * subqueries and dereferences) is dropped before the next: memory holds one page.
+   */
+  async *pages(request: ScanRequest): AsyncGenerator<ScanAnswer> {
+    const execution = new ScanExecution(request, this.context());
+    if (!this.reports.has(request.scan)) this.reports.set(request.scan, execution.report);
+    for await (const page of execution.pages(this.pageSizes)) {
+      yield page;
+      this.answers.clear();
+      this.byId.clear();
+    }
+  }
+
+  /** The dataset's shapes are read once per query, if a scan needs them (one row per distinct layout). */
+  private context(): ScanContext {
+    return {
+      batcher: this.batcher,
+      shapes: () =>
+        (this.shapes ??= this.store.documentIndex.shapes(this.projectId, this.dataset).then((shapes) => {
+          const nonScalarPaths = new Set<string>();
+          for (const shape of shapes) for (const [path, kind] of shape.paths) if (kind !== 's') nonScalarPaths.add(path);
+          return { translator: new ConditionTranslator(shapes), byHash: new Map(shapes.map((shape) => [shape.hash, shape])), nonScalarPaths };
+        })),
+    };
+  }
+
+  private async answer(asked: [string, ScanRequest][]): Promise<void> {
+    const context = this.context();
+    await Promise.all(
+      asked.map(async ([key, request]) => {
+        const execution = new ScanExecution(request, context);
+        this.answers.set(key, await execution.run());
+        if (!this.reports.has(request.scan)) this.reports.set(request.scan, execution.report);
+      }),
+    );
+  }
+
+  private async loadAll(): Promise<void> {
+    const all: unknown[] = [];
+    for await (const document of this.store.documents.scan(this.projectId, this.dataset)) {
+      all.push(document);
+      if (!this.byId.has(document._id)) this.byId.set(document._id, document);
+    }
+    this.all = all;
   }
 }

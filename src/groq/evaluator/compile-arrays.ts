@@ -4,13 +4,13 @@
 import { compileNode, nestedContext, type CompilerTable } from './compile.ts';
 import { orderCompare } from './compare.ts';
 import { compileScoreTerm } from './score.ts';
-import type { Scope } from './scope.ts';
+import type { Executor, Scope } from './scope.ts';
 import { isObject } from './values.ts';
 
 type ArrayNodes = Pick<CompilerTable, 'AccessElement' | 'Slice' | 'Filter' | 'ArrayCoerce' | 'Map' | 'FlatMap' | 'Order' | 'Score'>;
 
 /** Start and end (exclusive) of a slice of `length` elements; null for non-integer bounds. */
-function sliceBounds(length: number, left: unknown, right: unknown, inclusive: boolean): [number, number] | null {
+export function sliceBounds(length: number, left: unknown, right: unknown, inclusive: boolean): [number, number] | null {
   if (!Number.isInteger(left) || !Number.isInteger(right)) return null;
   let start = (left as number) < 0 ? length + (left as number) : (left as number);
   let end = (right as number) < 0 ? length + (right as number) : (right as number);
@@ -102,26 +102,7 @@ export const compileArrayNodes: ArrayNodes = {
     const signs = node.terms.map((t) => (t.descending ? -1 : 1));
     return (scope) => {
       const array = base(scope);
-      if (!Array.isArray(array)) return null;
-      const inner = scope.nested(null);
-      // keys[t][i]: term t of element i, computed once per element rather than per comparison.
-      const keys = keyOf.map((key) =>
-        array.map((item) => {
-          inner.value = item;
-          return key(inner);
-        }),
-      );
-      const order = Array.from(array, (_, i) => i);
-      order.sort((a, b) => {
-        for (let t = 0; t < keys.length; t++) {
-          const k = keys[t] as unknown[];
-          const result = orderCompare(k[a], k[b]);
-          if (result !== 0) return result * (signs[t] as number);
-        }
-        // Equal keys keep their order.
-        return a - b;
-      });
-      return order.map((i) => array[i]);
+      return Array.isArray(array) ? sortByTerms(array, keyOf, signs, scope) : null;
     };
   },
   Score: (node, c) => {
@@ -145,3 +126,26 @@ export const compileArrayNodes: ArrayNodes = {
     };
   },
 };
+
+/** The elements ordered by the terms (`keyOf` run in a scope nested in `scope`), ties kept in order. */
+export function sortByTerms(array: readonly unknown[], keyOf: readonly Executor[], signs: readonly number[], scope: Scope): unknown[] {
+  const inner = scope.nested(null);
+  // keys[t][i]: term t of element i, computed once per element rather than per comparison.
+  const keys = keyOf.map((key) =>
+    array.map((item) => {
+      inner.value = item;
+      return key(inner);
+    }),
+  );
+  const order = Array.from(array, (_, i) => i);
+  order.sort((a, b) => {
+    for (let t = 0; t < keys.length; t++) {
+      const k = keys[t] as unknown[];
+      const result = orderCompare(k[a], k[b]);
+      if (result !== 0) return result * (signs[t] as number);
+    }
+    // Equal keys keep their order.
+    return a - b;
+  });
+  return order.map((i) => array[i]);
+}

@@ -9,6 +9,7 @@ import { analyze } from '../analysis.ts';
 import type { ExprNode, NodeType } from '../ast.ts';
 import { compileArrayNodes } from './compile-arrays.ts';
 import { compileOperators } from './compile-operators.ts';
+import { compileScanNodes } from './compile-scan.ts';
 import { compileStructures } from './compile-structures.ts';
 import { Scope, type Executor, type Run } from './scope.ts';
 import { DateTime } from './values.ts';
@@ -41,6 +42,7 @@ const COMPILERS: CompilerTable = {
   ...compileStructures,
   ...compileOperators,
   ...compileArrayNodes,
+  ...compileScanNodes,
 };
 
 /** Marks an unset cache slot (no GROQ value is undefined). */
@@ -70,6 +72,11 @@ export function compileNode(node: ExprNode, c: Context): Executor {
       };
     }
   }
+  return dispatch(node, c);
+}
+
+/** Compiles `node` itself without folding or hoisting it (its parts still are): for nodes a planned node stands for. */
+export function compileDirect(node: ExprNode, c: Context): Executor {
   return dispatch(node, c);
 }
 

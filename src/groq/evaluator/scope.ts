@@ -1,6 +1,8 @@
 // Scopes and the state of one evaluation. Executors are closures over a compiled query; they
 // receive the scope they run in, which leads to everything else they may need.
 import type { DocumentSource } from '../source.ts';
+import type { QueryTrace } from '../planner/trace.ts';
+import type { ScanAnswer } from '../planner/scan-plan.ts';
 import type { DateTime } from './values.ts';
 
 /** What stays the same during one evaluation of a query. */
@@ -20,6 +22,10 @@ export type Run = {
   readonly cache: unknown[];
   /** Set when the source could not answer synchronously; the run is then repeated after loading. */
   pending: boolean;
+  /** Where planned scans record what they did, when EXPLAIN output is wanted. */
+  readonly trace?: QueryTrace | undefined;
+  /** A streamed evaluation (planner/stream.ts): the page of documents the scan `scan` answers with. */
+  readonly page?: { readonly scan: number; readonly answer: ScanAnswer } | undefined;
 };
 
 export class Scope {

@@ -1,10 +1,11 @@
-import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
+import { Readable } from 'node:stream';
+import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../../services.ts';
 import { badRequest } from '../../errors.ts';
 import { principalOf } from '../../http/request-context.ts';
 import { dataProject } from '../../http/data-project.ts';
 import { bearerSecurity, errorResponses } from '../../http/schemas.ts';
-import { PERSPECTIVES, type Perspective, type QueryRequest } from '../../content/query/query-service.ts';
+import { isStreamed, PERSPECTIVES, type Perspective, type QueryRequest, type StreamedQueryResponse } from '../../content/query/query-service.ts';
 import { datasetParams, languageQuery, projectQuery } from './schemas.ts';
 
 interface QueryOptions {
@@ -13,6 +14,7 @@ interface QueryOptions {
   /** `false` leaves the query text out of the response (Sanity's returnQuery). */
   returnQuery?: boolean;
   tag?: string;
+  explain?: boolean;
 }
 
 const optionsQuery = {
@@ -21,12 +23,18 @@ const optionsQuery = {
   perspective: { type: 'string', enum: [...PERSPECTIVES], description: 'raw (default: drafts and published), published, or drafts (drafts over published)' },
   returnQuery: { type: 'boolean', description: 'false leaves the query out of the response' },
   tag: { type: 'string', maxLength: 200, description: 'A request tag, accepted for Sanity clients' },
+  explain: { type: 'boolean', description: 'true adds `plan`: per scan, what the indexes answered and what was evaluated' },
 } as const;
 
 const responses = {
   200: {
     type: 'object',
-    properties: { query: { type: 'string' }, ms: { type: 'number' }, result: { description: 'Any JSON value' } },
+    properties: {
+      query: { type: 'string' },
+      ms: { type: 'number' },
+      result: { description: 'Any JSON value' },
+      plan: { type: 'object', additionalProperties: true, description: 'With ?explain=true: the query plan' },
+    },
     required: ['ms', 'result'],
   },
   ...errorResponses(400, 401, 403, 404),
@@ -47,15 +55,41 @@ function parametersFromQueryString(query: Record<string, unknown>): Record<strin
   return params;
 }
 
+/**
+ * The response of a streamed result as JSON text written while the result is computed (chunks of
+ * about 64 KB): `ms` and `plan` come after `result`, when they are known.
+ */
+function streamJson(response: StreamedQueryResponse, withQuery: boolean): Readable {
+  return Readable.from(
+    (async function* () {
+      let chunk = `{${withQuery ? `"query":${JSON.stringify(response.query)},` : ''}"result":[`;
+      let first = true;
+      for await (const item of response.items) {
+        chunk += `${first ? '' : ','}${JSON.stringify(item ?? null)}`;
+        first = false;
+        if (chunk.length >= 65_536) {
+          yield chunk;
+          chunk = '';
+        }
+      }
+      const { ms, plan } = response.finish();
+      yield `${chunk}],"ms":${ms}${plan ? `,"plan":${JSON.stringify(plan)}` : ''}}`;
+    })(),
+    { objectMode: false },
+  );
+}
+
 export const queryRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
-  async function answer(request: FastifyRequest<{ Params: { dataset: string } }>, body: Omit<QueryRequest, 'language' | 'perspective'>, options: QueryOptions) {
+  async function answer(request: FastifyRequest<{ Params: { dataset: string } }>, reply: FastifyReply, body: Omit<QueryRequest, 'language' | 'perspective'>, options: QueryOptions) {
     const { dataset } = request.params;
     const project = await dataProject(services, request, dataset);
     const response = await services.queries.query(principalOf(request), project, dataset, {
       ...body,
       language: options.language,
       perspective: options.perspective,
+      explain: options.explain === true,
     });
+    if (isStreamed(response)) return reply.type('application/json; charset=utf-8').send(streamJson(response, options.returnQuery !== false));
     if (options.returnQuery === false) {
       const { query: _omitted, ...rest } = response;
       return rest;
@@ -85,7 +119,7 @@ export const queryRoutes: FastifyPluginAsync<{ services: Services }> = async (ap
         response: responses,
       },
     },
-    async (request) => answer(request, request.body, request.query),
+    async (request, reply) => answer(request, reply, request.body, request.query),
   );
 
   app.get<{ Params: { dataset: string }; Querystring: QueryOptions & { query: string } & Record<string, unknown> }>(
@@ -104,6 +138,6 @@ export const queryRoutes: FastifyPluginAsync<{ services: Services }> = async (ap
         response: responses,
       },
     },
-    async (request) => answer(request, { query: request.query.query, params: parametersFromQueryString(request.query) }, request.query),
+    async (request, reply) => answer(request, reply, { query: request.query.query, params: parametersFromQueryString(request.query) }, request.query),
   );
 };

@@ -4,6 +4,7 @@ import { documents } from './002-documents.ts';
 import { assets } from './003-assets.ts';
 import { webhooks } from './004-webhooks.ts';
 import { documentChanges } from './005-document-changes.ts';
+import { documentIndex } from './006-document-index.ts';
 
 /**
  * Versioned migrations, applied in order on start and by `cms migrate`. A migration is never edited
@@ -20,6 +21,8 @@ export interface Migration {
 export interface ColumnTypes {
   readonly timestamp: string;
   readonly json: string;
+  /** JSON stored parsed, for reading fields in SQL: jsonb, or SQLite's binary JSON in a BLOB. */
+  readonly binaryJson: string;
   /** A small integer flag (0/1): both engines bind the same values. */
   readonly flag: string;
   /** An increasing integer primary key. */
@@ -32,11 +35,13 @@ export interface ColumnTypes {
    * another; a constant on SQLite, which commits one writer at a time in serial order.
    */
   readonly transactionOrder: string;
+  /** Appended to CREATE TABLE for a table stored in its primary key's order (SQLite: WITHOUT ROWID). */
+  readonly keyedTable: string;
 }
 
 export const COLUMN_TYPES: Readonly<Record<Dialect, ColumnTypes>> = {
-  sqlite: { timestamp: 'TEXT', json: 'TEXT', flag: 'INTEGER', serialKey: 'INTEGER PRIMARY KEY AUTOINCREMENT', binaryText: 'TEXT', transactionOrder: 'INTEGER NOT NULL DEFAULT 0' },
-  postgres: { timestamp: 'TIMESTAMPTZ', json: 'JSONB', flag: 'SMALLINT', serialKey: 'BIGSERIAL PRIMARY KEY', binaryText: 'TEXT COLLATE "C"', transactionOrder: 'xid8 NOT NULL DEFAULT pg_current_xact_id()' },
+  sqlite: { timestamp: 'TEXT', json: 'TEXT', binaryJson: 'BLOB', flag: 'INTEGER', serialKey: 'INTEGER PRIMARY KEY AUTOINCREMENT', binaryText: 'TEXT', transactionOrder: 'INTEGER NOT NULL DEFAULT 0', keyedTable: ' WITHOUT ROWID' },
+  postgres: { timestamp: 'TIMESTAMPTZ', json: 'JSONB', binaryJson: 'JSONB', flag: 'SMALLINT', serialKey: 'BIGSERIAL PRIMARY KEY', binaryText: 'TEXT COLLATE "C"', transactionOrder: 'xid8 NOT NULL DEFAULT pg_current_xact_id()', keyedTable: '' },
 };
 
-export const migrations: readonly Migration[] = [identity, documents, assets, webhooks, documentChanges];
+export const migrations: readonly Migration[] = [identity, documents, assets, webhooks, documentChanges, documentIndex];

@@ -1,6 +1,7 @@
 import { jsonColumn, type SqlExecutor } from '../sql.ts';
 import type { StoredDocument } from '../records.ts';
 import { jsonText } from '../serialize.ts';
+import { DocumentIndexWriter } from '../document-index/index-writer.ts';
 
 const DRAFT_PREFIX = 'drafts.';
 const IDS_PER_QUERY = 500;
@@ -10,9 +11,12 @@ const ROWS_PER_INSERT = 500;
 /** The current documents of every dataset. */
 export class DocumentRepository {
   private readonly db: SqlExecutor;
+  /** The query planner's indexes, written with every document (src/store/document-index). */
+  private readonly index: DocumentIndexWriter;
 
   constructor(db: SqlExecutor) {
     this.db = db;
+    this.index = new DocumentIndexWriter(db);
   }
 
   /** Serializes transactions that touch the same documents (no-op on SQLite). */
@@ -67,6 +71,7 @@ export class DocumentRepository {
           jsonText(document),
         ]),
       );
+      await this.index.replace(projectId, dataset, chunk);
     }
   }
 
@@ -112,6 +117,7 @@ export class DocumentRepository {
   }
 
   async delete(projectId: string, dataset: string, id: string): Promise<boolean> {
+    await this.index.remove(projectId, dataset, [id]);
     return (await this.db.run('DELETE FROM documents WHERE project_id = ? AND dataset = ? AND id = ?', [projectId, dataset, id])) === 1;
   }
 

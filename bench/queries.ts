@@ -1,0 +1,250 @@
+// GROQ queries answered from the document index (the query planner) at 100,000 documents, on
+// SQLite and PostgreSQL, beside groq-js over the same documents in memory and beside the SQL a
+// developer would write by hand for each question (bench/lib/query-cases.ts). Median server time
+// of the query (evaluate() with the store's source, as the query endpoint runs it), then ratios.
+// Also: the time to write the documents with their index, and a server process's memory with the
+// dataset stored (resident after opening, peak during a full scan and a large streamed result).
+//
+//   npm run bench                                  # everything, 100k documents
+//   node bench/queries.ts                          # this benchmark only
+//   BENCH_QUERY_DOCS=1000000 node bench/queries.ts # 1M documents (groq-js skipped: ~8 GB in memory)
+import * as groqJs from 'groq-js';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import BetterSqlite3 from 'better-sqlite3';
+import pg from 'pg';
+import { evaluate } from '../src/groq/index.ts';
+import { StoreDocumentSource } from '../src/content/query/store-document-source.ts';
+import { openStore, type Store, type StoredDocument } from '../src/store/index.ts';
+import { authorId, generateDataset, postId, type Document } from './lib/dataset.ts';
+import { HAND_INDEXES, queryCases, type HandSql, type QueryCase } from './lib/query-cases.ts';
+import { benchPostgresUrl, printTable } from './lib/report.ts';
+
+const DOCUMENTS = Number(process.env.BENCH_QUERY_DOCS ?? 100_000);
+/** groq-js holds every document in memory; beyond this many it is left out. */
+const GROQ_JS_LIMIT = 200_000;
+const PROJECT = 'bench';
+const BENCH_TIME = '2025-01-01T00:00:00.000Z';
+const DATASET = 'production';
+/** Each measurement repeats until it has run this long (and at least MIN_RUNS times). */
+const BUDGET_MS = 400;
+/** The JavaScript heap the memory process may use. */
+const HEAP_LIMIT_MB = 128;
+const MIN_RUNS = 5;
+
+async function median(run: () => Promise<unknown>, minRuns = MIN_RUNS, budget = BUDGET_MS): Promise<number> {
+  await run();
+  const times: number[] = [];
+  const started = performance.now();
+  while (times.length < minRuns || performance.now() - started < budget) {
+    const t = performance.now();
+    await run();
+    times.push(performance.now() - t);
+  }
+  times.sort((a, b) => a - b);
+  return times[Math.floor(times.length / 2)]!;
+}
+
+/** JSON with keys sorted (PostgreSQL's jsonb keeps its own key order). */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(Object.keys(value).sort().map((key) => [key, canonical((value as Record<string, unknown>)[key])]));
+  }
+  return value ?? null;
+}
+
+interface Engine {
+  name: 'sqlite' | 'postgres';
+  store: Store;
+  /** Runs hand-written SQL on a connection of its own. */
+  sql(query: HandSql): Promise<unknown[]>;
+  /** Runs a statement that returns nothing (DDL, maintenance). */
+  exec(statement: string): Promise<void>;
+  close(): Promise<void>;
+  /** For the memory process: how to open this store. */
+  url: string;
+  schema: string | null;
+}
+
+async function openSqlite(dir: string): Promise<Engine> {
+  const file = join(dir, 'content.db');
+  const store = openStore(`sqlite:${file}`);
+  await store.migrate();
+  let raw: BetterSqlite3.Database | undefined;
+  const connection = () => (raw ??= new BetterSqlite3(file));
+  return {
+    name: 'sqlite',
+    store,
+    url: `sqlite:${file}`,
+    schema: null,
+    async sql(query) {
+      return connection().prepare(query.sql).all(...query.params);
+    },
+    async exec(statement) {
+      connection().exec(statement);
+    },
+    async close() {
+      raw?.close();
+      await store.close();
+    },
+  };
+}
+
+async function openPostgres(url: string): Promise<Engine> {
+  const schema = `bench_queries_${process.pid}`;
+  const store = openStore(url, { schema });
+  await store.migrate();
+  const client = new pg.Client({ connectionString: url, options: `-c search_path=${schema}` });
+  await client.connect();
+  return {
+    name: 'postgres',
+    store,
+    url,
+    schema,
+    async sql(query) {
+      return (await client.query(query.sql, query.params)).rows;
+    },
+    async exec(statement) {
+      await client.query(statement);
+    },
+    async close() {
+      await store.close();
+      await client.query(`DROP SCHEMA ${schema} CASCADE`);
+      await client.end();
+    },
+  };
+}
+
+/** Writes the dataset through the store (documents and their index, 5,000 to a transaction). */
+async function load(engine: Engine): Promise<number> {
+  // One instant for every engine (and for groq-js's copy), so that results compare equal.
+  const now = BENCH_TIME;
+  await engine.store.projects.insert({ id: PROJECT, name: 'Bench', slug: PROJECT, datasets: [DATASET], locales: null, createdAt: now, updatedAt: now });
+  const started = performance.now();
+  let batch: StoredDocument[] = [];
+  const flush = async () => {
+    const documents = batch;
+    batch = [];
+    await engine.store.transaction((tx) => tx.documents.putMany(PROJECT, DATASET, documents));
+  };
+  for (const document of generateDataset(DOCUMENTS)) {
+    batch.push({ ...document, _rev: 'bench', _createdAt: now, _updatedAt: now });
+    if (batch.length === 5000) await flush();
+  }
+  await flush();
+  const seconds = (performance.now() - started) / 1000;
+  for (const statement of HAND_INDEXES[engine.name]) await engine.exec(statement);
+  // What autovacuum does shortly after a bulk load: the planner's statistics, the visibility map.
+  if (engine.name === 'postgres') await engine.exec('VACUUM ANALYZE');
+  return seconds;
+}
+
+function memoryOf(engine: Engine): Record<string, number> {
+  const script = join(import.meta.dirname, 'lib', 'query-memory-process.ts');
+  // A small heap: if anything grew with the dataset, the process would run out of memory.
+  const output = execFileSync(process.execPath, ['--expose-gc', `--max-old-space-size=${HEAP_LIMIT_MB}`, script, engine.url, engine.schema ?? '-', PROJECT, DATASET], {
+    encoding: 'utf8',
+  });
+  return JSON.parse(output.trim().split('\n').pop()!) as Record<string, number>;
+}
+
+/** a / b, with as many decimals as make it readable. */
+function times(a: number | undefined, b: number | undefined): string {
+  if (a === undefined || b === undefined || b === 0) return 'n/a';
+  const r = a / b;
+  return `${r >= 100 ? r.toFixed(0) : r >= 10 ? r.toFixed(1) : r >= 0.1 ? r.toFixed(2) : r.toPrecision(1)}x`;
+}
+
+const ms = (n: number | undefined): string => (n === undefined ? 'n/a' : n < 1 ? n.toFixed(3) : n < 100 ? n.toFixed(1) : n.toFixed(0));
+
+export async function runQueryBenchmark(): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'cms-bench-queries-'));
+  const pgUrl = await benchPostgresUrl();
+  const engines: Engine[] = [await openSqlite(dir), ...(pgUrl ? [await openPostgres(pgUrl)] : [])];
+  const posts = Math.floor(DOCUMENTS * 0.9);
+  const cases = queryCases(PROJECT, DATASET, { post: postId(Math.floor(posts / 2)), slug: `post-${Math.floor(posts / 3)}`, author: authorId(3) });
+  try {
+    const loads: string[] = [];
+    for (const engine of engines) loads.push(`${engine.name} ${(await load(engine)).toFixed(1)} s`);
+    console.log(`\nGROQ over ${DOCUMENTS.toLocaleString('en')} documents: written with their index in ${loads.join(', ')}`);
+
+    let dataset: Document[] | null = null;
+    if (DOCUMENTS <= GROQ_JS_LIMIT) {
+      dataset = [...generateDataset(DOCUMENTS)]
+        .map((document) => ({ ...document, _rev: 'bench', _createdAt: BENCH_TIME, _updatedAt: BENCH_TIME }))
+        .sort((a, b) => (a._id < b._id ? -1 : a._id > b._id ? 1 : 0));
+    }
+    const rows: string[][] = [];
+    for (const c of cases) rows.push(await measureCase(c, engines, dataset));
+    printTable(
+      `Median ms per query (${DOCUMENTS.toLocaleString('en')} documents); ratios: groq-js / ours (higher: we are faster), ours / hand-written SQL (lower: closer)`,
+      ['query', 'SQLite', 'PostgreSQL', 'groq-js', 'SQL SQLite', 'SQL PG', 'groq-js/SQLite', 'groq-js/PG', 'SQLite/SQL', 'PG/SQL'],
+      rows,
+    );
+    console.log('Targets: selective queries < 1 ms and >= 1,000x groq-js; subquery per author < 50 ms; scans >= 5x groq-js. (est.) = extrapolated from a sample.');
+    for (const engine of engines) {
+      const memory = memoryOf(engine);
+      console.log(
+        `Memory (${engine.name}, separate process, heap limited to ${HEAP_LIMIT_MB} MB): ${memory.openedMb} MB resident with the store open, ` +
+          `${memory.beforeScanMb} MB after a first query; peak ${memory.fullScanPeakMb} MB during the full scan, ` +
+          `${memory.streamPeakMb} MB while ${memory.streamedItems} projections with bodies stream out`,
+      );
+    }
+  } finally {
+    for (const engine of engines) await engine.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function measureCase(c: QueryCase, engines: Engine[], dataset: Document[] | null): Promise<string[]> {
+  const ours: Record<string, number> = {};
+  const hand: Record<string, number> = {};
+  let reference: unknown;
+  for (const engine of engines) {
+    const run = () => evaluate(c.groq, { source: new StoreDocumentSource(engine.store, PROJECT, DATASET) });
+    const result = canonical(await run());
+    if (reference === undefined) reference = result;
+    else if (!isDeepStrictEqual(result, reference)) throw new Error(`${c.name}: ${engine.name} gives another result than ${engines[0]!.name}`);
+    ours[engine.name] = await median(run);
+    hand[engine.name] = await median(() => engine.sql(engine.name === 'sqlite' ? c.sqlite : c.postgres), 3);
+  }
+  let groqJsMs: number | undefined;
+  let estimated = false;
+  if (dataset) {
+    const tree = groqJs.parse(c.groq);
+    const runGroqJs = async () => (await groqJs.evaluate(tree, { dataset })).get();
+    if (c.name === 'subquery per author') {
+      // About 26 minutes whole: a sample of authors, scaled to all of them.
+      const sample = 3;
+      const authors = dataset.filter((d) => d._type === 'author').length;
+      const sampled = groqJs.parse(c.groq.replace('*[_type == "author"]', `*[_type == "author"][0...${sample}]`));
+      const t = performance.now();
+      await (await groqJs.evaluate(sampled, { dataset })).get();
+      groqJsMs = ((performance.now() - t) / sample) * authors;
+      estimated = true;
+    } else {
+      if (!isDeepStrictEqual(canonical(await runGroqJs()), reference)) throw new Error(`${c.name}: groq-js gives another result`);
+      groqJsMs = await median(runGroqJs, 3, 0);
+    }
+  }
+  const cell = (n: number | undefined) => ms(n);
+  const r = times;
+  return [
+    c.name,
+    cell(ours['sqlite']),
+    cell(ours['postgres']),
+    groqJsMs === undefined ? 'n/a' : `${ms(groqJsMs)}${estimated ? ' (est.)' : ''}`,
+    cell(hand['sqlite']),
+    cell(hand['postgres']),
+    r(groqJsMs, ours['sqlite']),
+    r(groqJsMs, ours['postgres']),
+    r(ours['sqlite'], hand['sqlite']),
+    r(ours['postgres'], hand['postgres']),
+  ];
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await runQueryBenchmark();

@@ -1,0 +1,253 @@
+// One scan request answered from the document index: the constraints the index answers exactly
+// become the query's condition (the others are left to the evaluator), and when that is the whole
+// filter the index also counts, or orders and windows. Documents come whole, or, when the query
+// reads a few indexed paths of them, assembled from the value rows (no document is parsed).
+import { readPath, type FieldPath, type ScanAnswer, type ScanRequest } from '../../groq/index.ts';
+import type { DocumentCondition, DocumentOrder, DocumentQuery, DocumentRow, DocumentSelection } from '../../store/document-index/document-query.ts';
+import { isIndexedPath } from '../../store/document-index/entries.ts';
+import type { ShapeInfo } from '../../store/document-index/reader.ts';
+import { decodeScalar, isOrderSafeString } from '../../store/document-index/values.ts';
+import { jsonColumn } from '../../store/sql.ts';
+import { ConditionTranslator, needsShapes } from './constraint-conditions.ts';
+import type { IndexBatcher } from './index-batcher.ts';
+
+/** Beyond this many paths, whole documents are cheaper than a subquery per path and document. */
+const MAX_VALUE_PATHS = 8;
+
+/** What is known of a dataset's shapes (read once per query, when first needed). */
+export interface DatasetShapes {
+  translator: ConditionTranslator;
+  byHash: ReadonlyMap<string, ShapeInfo>;
+  /** Paths that hold an object or an array in some document of the dataset. */
+  nonScalarPaths: ReadonlySet<string>;
+}
+
+export interface ScanContext {
+  batcher: IndexBatcher;
+  shapes(): Promise<DatasetShapes>;
+}
+
+/** Translates constraints that need no shapes. */
+const SHAPELESS = new ConditionTranslator([]);
+
+/** What a scan asked of the index, for EXPLAIN output. */
+export interface ScanReport {
+  queries: DocumentQuery[];
+}
+
+function and(conditions: DocumentCondition[]): DocumentCondition {
+  const parts = conditions.filter((c) => c.kind !== 'all');
+  return parts.length === 0 ? { kind: 'all' } : parts.length === 1 ? parts[0]! : { kind: 'and', conditions: parts };
+}
+
+const isColumn = (path: FieldPath) => path.length === 1 && (path[0] === '_id' || path[0] === '_type');
+
+/**
+ * The index's selection for the paths read: value rows when they are few, indexed, and scalars in
+ * every document of the dataset (an object or array at a path has no value row to stand for it).
+ */
+function selection(fields: readonly FieldPath[] | null, nonScalarPaths: ReadonlySet<string>): DocumentSelection {
+  if (fields === null) return { kind: 'content' };
+  const paths = fields.filter((path) => !isColumn(path));
+  if (paths.length > MAX_VALUE_PATHS || !paths.every((path) => isIndexedPath(path) && !nonScalarPaths.has(path.join('.')))) return { kind: 'content' };
+  return { kind: 'values', paths: paths.map((path) => path.join('.')), type: fields.some((path) => isColumn(path) && path[0] === '_type') };
+}
+
+/** The types a condition is restricted to by a top-level `_type` condition, or null. */
+function typesOf(where: DocumentCondition): readonly string[] | null {
+  if (where.kind === 'type') return where.types;
+  if (where.kind === 'and') for (const part of where.conditions) if (part.kind === 'type') return part.types;
+  return null;
+}
+
+export class ScanExecution {
+  private readonly request: ScanRequest;
+  private readonly context: ScanContext;
+  readonly report: ScanReport = { queries: [] };
+
+  constructor(request: ScanRequest, context: ScanContext) {
+    this.request = request;
+    this.context = context;
+  }
+
+  private async rows(query: DocumentQuery): Promise<DocumentRow[]> {
+    this.report.queries.push(query);
+    const result = await this.context.batcher.query(query);
+    return 'rows' in result ? result.rows : [];
+  }
+
+  /** The condition of the constraints the index answers exactly, and what to select. */
+  private async prepare(): Promise<{ where: DocumentCondition; applied: boolean[]; exact: boolean; select: DocumentSelection }> {
+    const { request, context } = this;
+    const translator = request.constraints.some(needsShapes) ? (await context.shapes()).translator : SHAPELESS;
+    const translated = request.constraints.map((constraint) => translator.translate(constraint));
+    const applied = translated.map((t) => t !== null);
+    const where = and(translated.flatMap((t) => (t ? [t.whenTrue] : [])));
+    // The evaluator reads what it asked for, and evaluates what was not applied.
+    let fields: FieldPath[] | null = request.fields ? [...request.fields] : null;
+    request.constraintFields.forEach((own, i) => {
+      if (applied[i] || fields === null) return;
+      if (own === null) fields = null;
+      else fields.push(...own);
+    });
+    const nonScalarPaths = fields === null ? new Set<string>() : (await context.shapes()).nonScalarPaths;
+    return { where, applied, exact: request.complete && applied.every(Boolean), select: selection(fields, nonScalarPaths) };
+  }
+
+  private async count(where: DocumentCondition, applied: boolean[]): Promise<ScanAnswer> {
+    const query: DocumentQuery = { where, order: { kind: 'id', descending: false }, offset: 0, limit: null, select: { kind: 'count' } };
+    this.report.queries.push(query);
+    const result = await this.context.batcher.query(query);
+    return { count: 'count' in result ? result.count : 0, applied, windowed: false };
+  }
+
+  async run(): Promise<ScanAnswer> {
+    const request = this.request;
+    const { where, applied, exact, select } = await this.prepare();
+    if (exact && request.count) return this.count(where, applied);
+    if (exact && request.window) {
+      const window = await this.window(where, select, request.window);
+      if (window) return { documents: window, applied, windowed: true };
+    }
+    const rows = await this.rows({ where, order: { kind: 'id', descending: false }, offset: 0, limit: null, select });
+    return { documents: await this.documents(rows, select), applied, windowed: false };
+  }
+
+  /**
+   * The candidates a page at a time, in id order (the next page starts after the last id), each
+   * page one statement. Pages of whole documents are smaller than pages assembled from a few
+   * values; a query's first page is the size of a page of whole documents, so that a small result
+   * is one statement of a small page.
+   */
+  async *pages(sizes: { documents: number; values: number }): AsyncGenerator<ScanAnswer> {
+    const { where, applied, exact, select } = await this.prepare();
+    if (exact && this.request.count) {
+      yield await this.count(where, applied);
+      return;
+    }
+    const byId: DocumentQuery['order'] = { kind: 'id', descending: false };
+    let last: string | null = null;
+    for (let first = true; ; first = false) {
+      const limit = first || select.kind === 'content' ? sizes.documents : sizes.values;
+      const after: DocumentCondition = last === null ? where : and([where, { kind: 'idRange', low: { value: last, inclusive: false } }]);
+      const rows = await this.rows({ where: after, order: byId, offset: 0, limit, select });
+      yield { documents: await this.documents(rows, select), applied, windowed: false };
+      if (rows.length < limit) return;
+      last = rows[rows.length - 1]!.id;
+    }
+  }
+
+  /**
+   * The window [start, end) of the filtered documents in the request's order, or null when the
+   * index cannot follow that order exactly (the evaluator then orders all candidates).
+   */
+  private async window(where: DocumentCondition, select: DocumentSelection, { start, end }: { start: number; end: number }): Promise<unknown[] | null> {
+    let terms = this.request.order ?? [];
+    // Ties keep dataset order, so a last `_id` ascending term changes nothing.
+    if (terms.length > 1 && isIdTerm(terms[terms.length - 1]!.path) && !terms[terms.length - 1]!.descending) terms = terms.slice(0, -1);
+    if (terms.length === 0 || (terms.length === 1 && isIdTerm(terms[0]!.path))) {
+      const order: DocumentOrder = { kind: 'id', descending: terms[0]?.descending ?? false };
+      const rows = await this.rows({ where, order, offset: start, limit: end - start, select });
+      return this.documents(rows, select);
+    }
+    if (terms.length !== 1 || !isIndexedPath(terms[0]!.path)) return null;
+    const { path, descending } = terms[0]!;
+    const key = path.join('.');
+    // Documents without a scalar at the path sort after the others, or before them descending,
+    // in dataset order; which they are is known from the shapes.
+    const unrankedWhere = and([where, (await this.context.shapes()).translator.withoutScalar(key, typesOf(where))]);
+    const unranked: DocumentQuery = { where: unrankedWhere, order: { kind: 'id', descending: false }, offset: 0, limit: null, select };
+    const ranked: DocumentQuery = { where, order: { kind: 'value', path: key, descending }, offset: 0, limit: null, select };
+    const [first, second] = descending ? [unranked, ranked] : [ranked, unranked];
+    const none = (query: DocumentQuery) => query === unranked && isNone(unrankedWhere);
+    const head = none(first) ? [] : await this.rows({ ...first, offset: start, limit: end - start });
+    let rows = head;
+    if (head.length < end - start) {
+      // The first part ended inside the window (or before it: then its length is counted).
+      let firstLength = none(first) ? 0 : start + head.length;
+      if (head.length === 0 && start > 0 && !none(first)) {
+        const counted = await this.context.batcher.query({ ...first, select: { kind: 'count' } });
+        firstLength = 'count' in counted ? counted.count : 0;
+      }
+      const from = Math.max(start, firstLength);
+      rows = [...head, ...(none(second) ? [] : await this.rows({ ...second, offset: from - firstLength, limit: end - from }))];
+    }
+    const documents = await this.documents(rows, select);
+    // The index orders strings by code point and GROQ by UTF-16 unit: both agree unless a key
+    // reaches the surrogates, or is too long for the index to hold whole.
+    for (const document of documents) {
+      const value = readPath(document, path);
+      if (typeof value === 'string' && !isOrderSafeString(value)) return null;
+    }
+    return documents;
+  }
+
+  /**
+   * The documents of rows: parsed, or assembled from their indexed values (`values[i]` per row). A
+   * document is read whole where a value cannot stand for it: a long string, or (which only its
+   * shape tells) an object or array at a requested path.
+   */
+  private async documents(rows: readonly DocumentRow[], select: DocumentSelection): Promise<unknown[]> {
+    if (select.kind !== 'values') return rows.map((row) => jsonColumn(row.content));
+    const batcher = this.context.batcher;
+    const keys = select.paths;
+    const paths = keys.map((key) => key.split('.'));
+    const encoded = rows.map((row) => row.values ?? []);
+    // Where a value is missing, the shapes tell whether some document has an object or array there.
+    const missing = keys.length > 0 && encoded.some((values) => keys.some((_, i) => (values[i] ?? null) === null));
+    const { byHash, nonScalarPaths } = missing ? await this.context.shapes() : { byHash: new Map<string, ShapeInfo>(), nonScalarPaths: new Set<string>() };
+    const documents = rows.map((row, r): unknown => {
+      const document: Record<string, unknown> = { _id: row.id };
+      if (row.type !== undefined) document['_type'] = row.type;
+      let unsure = false;
+      for (let i = 0; i < paths.length; i++) {
+        const value = encoded[r]![i] ?? null;
+        if (value === null) {
+          // Absent or null, unless some document of the dataset has an object or array there.
+          if (nonScalarPaths.has(keys[i]!)) unsure = true;
+          continue;
+        }
+        const scalar = decodeScalar(value);
+        if (scalar === undefined) return batcher.content(row.id);
+        setPath(document, paths[i]!, scalar);
+      }
+      if (!unsure) return document;
+      return batcher.shape(row.id).then((hash) => {
+        const shape = hash === null ? undefined : byHash.get(hash);
+        const whole = !shape || keys.some((key) => shape.paths.get(key) === 'o' || shape.paths.get(key) === 'a');
+        return whole ? batcher.content(row.id) : document;
+      });
+    });
+    return documents.some((document) => document instanceof Promise) ? Promise.all(documents) : documents;
+  }
+}
+
+function isNone(condition: DocumentCondition): boolean {
+  if (condition.kind === 'none') return true;
+  if (condition.kind === 'shape') return condition.hashes.length === 0;
+  return condition.kind === 'and' && condition.conditions.some(isNone);
+}
+
+function isIdTerm(path: FieldPath): boolean {
+  return path.length === 1 && path[0] === '_id';
+}
+
+/** Sets an attribute (`__proto__` too, as an own attribute, the way JSON.parse makes it). */
+function set(object: Record<string, unknown>, name: string, value: unknown): void {
+  if (name === '__proto__') Object.defineProperty(object, name, { value, enumerable: true, writable: true, configurable: true });
+  else object[name] = value;
+}
+
+function setPath(document: Record<string, unknown>, path: readonly string[], value: unknown): void {
+  let object = document;
+  for (let i = 0; i < path.length - 1; i++) {
+    const name = path[i]!;
+    let next = Object.hasOwn(object, name) ? object[name] : undefined;
+    if (typeof next !== 'object' || next === null) {
+      next = {};
+      set(object, name, next);
+    }
+    object = next as Record<string, unknown>;
+  }
+  set(object, path[path.length - 1]!, value);
+}

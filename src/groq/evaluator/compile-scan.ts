@@ -1,0 +1,122 @@
+// The executor of a planned scan (planner/): binds the filter's constraints in the scope of this
+// evaluation, asks the source with one request, then does what the source did not: the conjuncts
+// it did not apply, the order, the slice or element, the count. The result is what the scan's
+// original expression gives; a source without scan() gets that expression evaluated as it is.
+import { compileTemplate } from '../planner/constraints.ts';
+import type { ScanPlan, ScanRequest } from '../planner/scan-plan.ts';
+import { PENDING } from '../source.ts';
+import { compileDirect, compileNode, nestedContext, type CompilerTable } from './compile.ts';
+import { sliceBounds, sortByTerms } from './compile-arrays.ts';
+import type { Executor, Scope } from './scope.ts';
+
+type ScanNodes = Pick<CompilerTable, 'Scan'>;
+
+/** The request of a compiled scan, bound in a scope (null when its slice has non-integer bounds). */
+export type RequestBinder = (scope: Scope) => ScanRequest | null;
+
+/** The request binders of compiled scans: a streamed evaluation asks for its scan's pages with it. */
+export const scanRequests = new WeakMap<ScanPlan, RequestBinder>();
+
+export const compileScanNodes: ScanNodes = {
+  Scan: (node, c) => {
+    const plan = node.plan;
+    const original = compileDirect(node.original, c);
+    const inner = nestedContext(c, false);
+    const compileInner = (expr: Parameters<typeof compileNode>[0]) => compileNode(expr, inner);
+    const pushed = plan.conjuncts.filter((conjunct) => conjunct.template);
+    const binders = pushed.map((conjunct) => compileTemplate(conjunct.template!, compileInner));
+    const pushedTests = pushed.map((conjunct) => compileInner(conjunct.expr));
+    const residual = plan.conjuncts.filter((conjunct) => !conjunct.template).map((conjunct) => compileInner(conjunct.expr));
+    const constraintFields = pushed.map((conjunct) => conjunct.fields);
+    const keyOf = plan.order?.map((term) => compileInner(term.expr)) ?? null;
+    const signs = plan.order?.map((term) => (term.descending ? -1 : 1)) ?? [];
+    const range = plan.range;
+    const left: Executor | null = range?.kind === 'slice' ? compileNode(range.left, c) : null;
+    const right: Executor | null = range?.kind === 'slice' ? compileNode(range.right, c) : null;
+    // A source can window only an order it can follow: dataset order, or attribute paths.
+    const windowable = plan.order === null || plan.orderPaths !== null;
+    const empty = plan.count ? 0 : range?.kind === 'element' ? null : [];
+
+    const bindRequest: RequestBinder = (scope) => {
+      const element = scope.nested(null);
+      let window: { start: number; end: number } | null = null;
+      let bounds: [number, number] | null = null;
+      if (range?.kind === 'slice') {
+        const l = left!(scope);
+        const r = right!(scope);
+        // Non-integer bounds make the slice null whatever the documents; negative ones need the length.
+        if (!Number.isInteger(l) || !Number.isInteger(r)) return null;
+        if ((l as number) >= 0 && (r as number) >= 0) bounds = sliceBounds(Number.MAX_SAFE_INTEGER, l, r, range.inclusive);
+      } else if (range?.kind === 'element' && range.index >= 0) {
+        bounds = [range.index, range.index + 1];
+      }
+      if (bounds && windowable) window = { start: bounds[0], end: Math.max(bounds[0], bounds[1]) };
+      return {
+        scan: plan.id,
+        constraints: binders.map((bind) => bind(element)),
+        constraintFields,
+        complete: residual.length === 0,
+        order: plan.orderPaths,
+        window,
+        count: plan.count && range === null,
+        fields: plan.fields,
+      };
+    };
+    scanRequests.set(plan, bindRequest);
+
+    return (scope) => {
+      const source = scope.run.source;
+      const trace = scope.run.trace?.scan(plan.id, pushed.length);
+      if (trace) trace.evaluations++;
+      if (!source.scan) {
+        if (trace) trace.unplanned++;
+        return original(scope);
+      }
+      const request = bindRequest(scope);
+      if (!request) return null;
+      const element = scope.nested(null);
+      const page = scope.run.page;
+      const answer = page && page.scan === plan.id ? page.answer : source.scan(request);
+      if (answer === PENDING) {
+        scope.run.pending = true;
+        return empty;
+      }
+      if (answer.count !== undefined) {
+        if (trace) {
+          trace.counted++;
+          answer.applied.forEach((applied, i) => applied && trace.applied[i]!++);
+        }
+        return answer.count;
+      }
+      let documents = answer.documents ?? [];
+      const tests = [...residual];
+      answer.applied.forEach((applied, i) => {
+        if (!applied) tests.push(pushedTests[i]!);
+        else if (trace) trace.applied[i]!++;
+      });
+      if (trace) trace.candidates += documents.length;
+      if (tests.length > 0) {
+        documents = documents.filter((document) => {
+          element.value = document;
+          for (const test of tests) if (test(element) !== true) return false;
+          return true;
+        });
+      }
+      if (trace) trace.matched += documents.length;
+      if (keyOf) documents = sortByTerms(documents, keyOf, signs, scope);
+      let result: unknown;
+      if (answer.windowed) {
+        if (trace) trace.windowed++;
+        result = range?.kind === 'element' ? (documents[0] ?? null) : documents;
+      } else if (range?.kind === 'element') {
+        result = (documents[range.index < 0 ? documents.length + range.index : range.index] as unknown) ?? null;
+      } else if (range?.kind === 'slice') {
+        const slice = sliceBounds(documents.length, left!(scope), right!(scope), range.inclusive);
+        result = slice ? documents.slice(slice[0], slice[1]) : null;
+      } else {
+        result = documents;
+      }
+      return plan.count ? (Array.isArray(result) ? result.length : null) : result;
+    };
+  },
+};

@@ -1,0 +1,89 @@
+// The shapes the query planner works with (see README.md beside this file):
+// - ScanPlan: what a Scan node of the planned AST holds, decided once per query text;
+// - Constraint: one conjunct of a filter with its values bound, as a source receives it;
+// - ScanRequest / ScanAnswer: one evaluation of a scan, asked of a DocumentSource.
+import type { ExprNode, OrderTerm } from '../ast.ts';
+
+/** An attribute path from the document (`slug.current` is ["slug", "current"]). */
+export type FieldPath = readonly string[];
+
+export type ComparisonOperator = '==' | '<' | '<=' | '>' | '>=';
+
+/** A filter conjunct the planner can hand to a source; values are expressions bound per evaluation. */
+export type ConstraintTemplate =
+  | { kind: 'compare'; path: FieldPath; op: ComparisonOperator; value: ExprNode }
+  | { kind: 'in'; path: FieldPath; value: ExprNode }
+  | { kind: 'range'; path: FieldPath; low: ExprNode; high: ExprNode; inclusive: boolean }
+  | { kind: 'references'; args: readonly ExprNode[] }
+  | { kind: 'defined'; path: FieldPath }
+  | { kind: 'not'; operand: ConstraintTemplate }
+  | { kind: 'and' | 'or'; operands: readonly ConstraintTemplate[] };
+
+/** A conjunct of the filter: the expression, and the constraint it is when the planner could say. */
+export type ScanConjunct = {
+  readonly expr: ExprNode;
+  readonly template: ConstraintTemplate | null;
+  /** What evaluating the conjunct reads of a document (null: all of it); set by the field analysis. */
+  fields: FieldPath[] | null;
+};
+
+export type ScanRange =
+  | { kind: 'slice'; left: ExprNode; right: ExprNode; inclusive: boolean }
+  | { kind: 'element'; index: number };
+
+export type ScanPlan = {
+  /** A number, unique in the query, naming the scan in traces and EXPLAIN output. */
+  readonly id: number;
+  readonly conjuncts: readonly ScanConjunct[];
+  readonly order: readonly OrderTerm[] | null;
+  /** The order's terms as paths, when every term is an attribute path (a source can order by them). */
+  readonly orderPaths: readonly { path: FieldPath; descending: boolean }[] | null;
+  readonly range: ScanRange | null;
+  /** The scan is the argument of count(). */
+  readonly count: boolean;
+  /** What is read of the documents besides the conjuncts (null: all of them); set by the field analysis. */
+  fields: FieldPath[] | null;
+};
+
+/** A conjunct with its values bound: GROQ's own semantics, true, false or null per document. */
+export type Constraint =
+  | { kind: 'compare'; path: FieldPath; op: ComparisonOperator; value: unknown }
+  /** `path in [values]`: equal to one of them. */
+  | { kind: 'in'; path: FieldPath; values: readonly unknown[] }
+  /** `path in path(pattern)`. */
+  | { kind: 'match-path'; path: FieldPath; pattern: string }
+  | { kind: 'range'; path: FieldPath; low: unknown; high: unknown; inclusive: boolean }
+  | { kind: 'references'; ids: readonly string[] }
+  | { kind: 'defined'; path: FieldPath }
+  | { kind: 'constant'; value: boolean | null }
+  | { kind: 'not'; operand: Constraint }
+  | { kind: 'and' | 'or'; operands: readonly Constraint[] };
+
+export type ScanRequest = {
+  /** The plan's id: sources may report what they did under it. */
+  readonly scan: number;
+  /** The conjuncts that have a constraint (the others are evaluated on what the source returns). */
+  readonly constraints: readonly Constraint[];
+  /** What evaluating each constraint reads of a document, if the source does not apply it. */
+  readonly constraintFields: readonly (readonly FieldPath[] | null)[];
+  /** The constraints are the whole filter: a source that applies all of them may order, window and count. */
+  readonly complete: boolean;
+  readonly order: readonly { path: FieldPath; descending: boolean }[] | null;
+  /** [start, end) of the ordered, filtered documents; null: all of them. */
+  readonly window: { start: number; end: number } | null;
+  /** Only the number of matching documents is wanted. */
+  readonly count: boolean;
+  /** What the evaluator reads of the documents besides the constraints (null: everything). */
+  readonly fields: readonly FieldPath[] | null;
+};
+
+export type ScanAnswer = {
+  /** Candidates: every matching document, in dataset order (or the window, in order, when windowed). */
+  readonly documents?: readonly unknown[];
+  /** When the source counted (it applied every constraint of a complete request). */
+  readonly count?: number;
+  /** Per constraint: applied exactly (documents failing it were left out, none passing it was). */
+  readonly applied: readonly boolean[];
+  /** The documents are exactly the window: filtered completely, ordered, sliced. */
+  readonly windowed: boolean;
+};

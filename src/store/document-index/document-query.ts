@@ -1,0 +1,59 @@
+// What the document index can be asked: documents of one dataset matching a condition, in id order
+// or in the order of a path's indexed value, a window of them, or their number. Dialect-neutral;
+// scan-sql.ts turns it into SQL. Values are encoded as values.ts encodes them.
+
+export type Bound = { value: string; inclusive: boolean };
+
+export type DocumentCondition =
+  | { kind: 'all' }
+  | { kind: 'none' }
+  | { kind: 'id'; ids: readonly string[] }
+  | { kind: 'idRange'; low?: Bound; high?: Bound }
+  | { kind: 'type'; types: readonly string[] }
+  /** Documents that reference one of the ids. */
+  | { kind: 'references'; ids: readonly string[] }
+  /** Documents with an indexed value at `path` within the bounds (both inclusive for equality). */
+  | { kind: 'value'; path: string; low?: Bound; high?: Bound }
+  /** Documents of one of these shapes (see entries.ts). */
+  | { kind: 'shape'; hashes: readonly string[] }
+  | { kind: 'not'; condition: DocumentCondition }
+  | { kind: 'and'; conditions: readonly DocumentCondition[] }
+  | { kind: 'or'; conditions: readonly DocumentCondition[] };
+
+export type DocumentOrder =
+  | { kind: 'id'; descending: boolean }
+  /** By the indexed scalar at `path`, then by id; documents without one are left out. */
+  | { kind: 'value'; path: string; descending: boolean };
+
+export type DocumentSelection =
+  | { kind: 'content' }
+  | { kind: 'count' }
+  /** The encoded values at these paths instead of the content, and the type if `type`. */
+  | { kind: 'values'; paths: readonly string[]; type: boolean };
+
+export interface DocumentQuery {
+  where: DocumentCondition;
+  order: DocumentOrder;
+  offset: number;
+  limit: number | null;
+  select: DocumentSelection;
+  /**
+   * Which conjunct of `where` drives the query (its index among the top-level conjuncts), or -1
+   * for the documents table; chosen by the store when absent.
+   */
+  driver?: number;
+}
+
+export interface DocumentRow {
+  id: string;
+  /** Unless `values` without `type`. */
+  type?: string;
+  /** With `content`: the stored document. */
+  content?: unknown;
+  /** With `values`: the encoded value per requested path (null where there is none). */
+  values?: (string | null)[];
+  /** With a value order: the encoded sort value. */
+  sortValue?: string;
+}
+
+export type DocumentQueryResult = { rows: DocumentRow[] } | { count: number };

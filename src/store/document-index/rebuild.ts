@@ -1,0 +1,47 @@
+import { jsonColumn, type Database } from '../sql.ts';
+import type { StoredDocument } from '../records.ts';
+import { DocumentIndexWriter } from './index-writer.ts';
+
+/**
+ * The version of what the index rows hold (entries.ts, values.ts). Changing either means bumping
+ * it: the next start rebuilds the rows from the documents, as it does after migration 006 for the
+ * documents written before the index existed.
+ */
+export const DOCUMENT_INDEX_VERSION = '1';
+const PAGE = 500;
+
+/**
+ * Rebuilds the document index when its rows follow another version, in one transaction (readers
+ * see the old rows until it commits). Several instances starting at once rebuild it once.
+ */
+export async function rebuildDocumentIndexIfStale(db: Database): Promise<boolean> {
+  const versionSql = "SELECT value FROM document_index_state WHERE name = 'version'";
+  const state = await db.get<{ value: string }>(versionSql);
+  if (state?.value === DOCUMENT_INDEX_VERSION) return false;
+  return db.transaction(async (tx) => {
+    await tx.lock(['document-index-rebuild']);
+    if ((await tx.get<{ value: string }>(`${versionSql}${tx.lockClause}`))?.value === DOCUMENT_INDEX_VERSION) return false;
+    for (const table of ['document_values', 'document_entries', 'document_references', 'document_shapes']) await tx.run(`DELETE FROM ${table}`);
+    const writer = new DocumentIndexWriter(tx);
+    let after = ['', '', ''];
+    for (;;) {
+      const rows = await tx.all<{ project_id: string; dataset: string; id: string; content: unknown }>(
+        `SELECT project_id, dataset, id, content FROM documents WHERE (project_id, dataset, id) > (?, ?, ?)
+         ORDER BY project_id, dataset, id LIMIT ${PAGE}`,
+        after,
+      );
+      for (let start = 0; start < rows.length; ) {
+        const { project_id: projectId, dataset } = rows[start]!;
+        let end = start;
+        while (end < rows.length && rows[end]!.project_id === projectId && rows[end]!.dataset === dataset) end++;
+        await writer.replace(projectId, dataset, rows.slice(start, end).map((row) => jsonColumn<StoredDocument>(row.content)));
+        start = end;
+      }
+      if (rows.length < PAGE) break;
+      const last = rows[rows.length - 1]!;
+      after = [last.project_id, last.dataset, last.id];
+    }
+    await tx.run("UPDATE document_index_state SET value = ? WHERE name = 'version'", [DOCUMENT_INDEX_VERSION]);
+    return true;
+  });
+}

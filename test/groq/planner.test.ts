@@ -1,0 +1,209 @@
+import { describe, expect, it } from 'vitest';
+import {
+  createMemorySource,
+  describePlan,
+  evaluate,
+  execute,
+  parse,
+  PENDING,
+  planQuery,
+  QueryTrace,
+  requestKey,
+  type DocumentSource,
+  type ScanAnswer,
+  type ScanRequest,
+} from '../../src/groq/index.ts';
+import { DOCS } from './helpers.ts';
+
+const plan = (query: string) =>
+  describePlan(planQuery(parse(query)), query).scans.map((scan) => ({ ...scan, fields: Array.isArray(scan.fields) ? [...scan.fields].sort() : scan.fields }));
+
+/** A memory source that records the scan requests it answers. */
+function recordingSource(documents: readonly unknown[], pageSize = 1000): DocumentSource & { requests: ScanRequest[] } {
+  const inner = createMemorySource(documents, { prune: true, pageSize });
+  const requests: ScanRequest[] = [];
+  return {
+    requests,
+    documents: () => inner.documents(),
+    getDocument: (id) => inner.getDocument(id),
+    scan(request) {
+      requests.push(request);
+      return inner.scan!(request);
+    },
+    pages(request) {
+      requests.push(request);
+      return inner.pages!(request);
+    },
+  };
+}
+
+describe('query planner: what it pushes down', () => {
+  it('splits a filter into constraints and the conjuncts it cannot say', () => {
+    const [scan] = plan('*[_type == "post" && views > $min && title match "E*" && !(_id in path("drafts.**"))]');
+    expect(scan).toMatchObject({
+      constraints: ['_type == "post"', 'views > $min', '!(_id in path("drafts.**"))'],
+      evaluated: ['title match "E*"'],
+      order: null,
+      range: null,
+      count: false,
+    });
+  });
+
+  it('takes order(), slices, elements and count() with the scan, and merges consecutive filters', () => {
+    expect(plan('*[_type == "post"] | order(views desc)[0...2]{title}')[0]).toMatchObject({ order: 'views desc', orderable: true, range: '[0...2]' });
+    expect(plan('*[_type == "post"]{title}[1]')[0]).toMatchObject({ range: '[1...2]' });
+    expect(plan('count(*[_type == "post"]{title})')[0]).toMatchObject({ count: true, fields: [] });
+    expect(plan('*[_type == "post"][views > 1]')[0]).toMatchObject({ constraints: ['_type == "post"', 'views > 1'] });
+    expect(plan('*[_type == "post"] | order(lower(title))[0]')[0]).toMatchObject({ order: 'lower(title)', orderable: false });
+  });
+
+  it('binds values that do not read the element: parameters, ^ and subqueries', () => {
+    const scans = plan('*[_type == "author"]{"posts": *[references(^._id) && _type in *[_id == "x"]._type && views > @.n]}');
+    expect(scans.map((s) => s.constraints)).toEqual([['_type == "author"'], ['references(^._id)', '_type in *[_id == "x"]._type'], ['_id == "x"']]);
+    expect(scans[1]!.evaluated).toEqual(['views > @.n']);
+  });
+
+  it('records the fields each scan reads, or * when documents escape whole', () => {
+    expect(plan('*[_type == "post"]{title, "a": author->name}')[0]!.fields).toEqual(['author._ref', 'title']);
+    expect(plan('*[_type == "post"]{..., "a": 1}')[0]!.fields).toBe('*');
+    expect(plan('*[_type == "post"]')[0]!.fields).toBe('*');
+    expect(plan('*[_type == "post"][0].title.en')[0]!.fields).toEqual(['title.en']);
+    // The outer scan's _id is read by the subquery's binding.
+    expect(plan('*[_type == "author"]{name, "n": count(*[references(^._id)])}')[0]!.fields).toEqual(['_id', 'name']);
+    // A conjunct no source can apply is always evaluated: its fields are read.
+    expect(plan('*[_type == "post" && title match "x"]._id')[0]!.fields).toEqual(['_id', 'title']);
+    expect(plan('*[_type == "post"] | score(title match "x")')[0]!.fields).toBe('*');
+  });
+});
+
+describe('query planner: evaluation', () => {
+  const cases = [
+    '*[_type == "post" && views > 5] | order(views desc)[0...1]{title, "a": author->name}',
+    '*[_type == "author"]{name, "posts": *[references(^._id)] | order(_id)[0...3]{title}, "n": count(*[author._ref == ^._id])}',
+    'count(*[_type == "post" && defined(views)])',
+    '*[_id in ["p1", "a2", "zz"]]._id',
+    '*[!(_id in path("drafts.**"))] | order(_id desc)[1..2]._id',
+    '*[views in 10..30 || name == "Ada"]._id',
+    'math::sum(*[_type == "post"].views)',
+    '*[_type == "post" && title match "E*"]{title}',
+    '*[_type == "post"] | order(views)[-1]._id',
+  ];
+
+  it.each(cases)('gives the unplanned result for %s', async (query) => {
+    const expected = await evaluate(query, { dataset: DOCS, planner: false });
+    expect(await evaluate(query, { source: recordingSource(DOCS, 1) })).toEqual(expected);
+    expect(await evaluate(query, { dataset: DOCS })).toEqual(expected);
+  });
+
+  it('lets the source apply, window and count what the request allows', async () => {
+    const source = recordingSource(DOCS);
+    const trace = new QueryTrace();
+    expect(await evaluate('*[_type == "post" && views > 5] | order(views desc)[0...1]._id', { source, trace })).toEqual(['p2']);
+    expect(source.requests[0]).toMatchObject({ complete: true, window: { start: 0, end: 1 }, order: [{ path: ['views'], descending: true }], count: false });
+    expect(trace.scans.get(0)).toMatchObject({ evaluations: 1, windowed: 1, applied: [1, 1], candidates: 1 });
+
+    const counted = recordingSource(DOCS);
+    expect(await evaluate('count(*[_type == "post"])', { source: counted })).toBe(3);
+    expect(counted.requests[0]).toMatchObject({ count: true, complete: true });
+
+    // A residual conjunct: the source may not window (or count) for the evaluator.
+    const partial = recordingSource(DOCS);
+    const partialTrace = new QueryTrace();
+    expect(await evaluate('*[_type == "post" && title match "C*"][0]._id', { source: partial, trace: partialTrace })).toBe('p2');
+    expect(partial.requests[0]).toMatchObject({ complete: false });
+    expect(partialTrace.scans.get(0)).toMatchObject({ windowed: 0, candidates: 3, matched: 1 });
+  });
+
+  it('evaluates the conjuncts a source leaves, on the candidates it returns', async () => {
+    // A source that applies nothing: every document is a candidate.
+    const lazy: DocumentSource = {
+      documents: () => DOCS,
+      getDocument: () => null,
+      scan: (request) => ({ documents: DOCS, applied: request.constraints.map(() => false), windowed: false }),
+    };
+    const query = '*[_type == "post" && views >= 10] | order(views desc)[0]._id';
+    expect(await evaluate(query, { source: lazy })).toBe('p2');
+    expect(await evaluate('count(*[_type == "author"])', { source: lazy })).toBe(2);
+  });
+
+  it('evaluates the original expression for sources without scan()', async () => {
+    let scans = 0;
+    const plain: DocumentSource = { documents: () => (scans++, DOCS), getDocument: () => null };
+    expect(await evaluate('count(*[_type == "post"])', { source: plain })).toBe(3);
+    expect(scans).toBe(1);
+  });
+
+  it('streams a result made document by document, a page at a time', async () => {
+    const source = recordingSource(DOCS, 2);
+    const trace = new QueryTrace();
+    const output = await execute('*[views > 0]{_id, "t": title}', { source, trace });
+    expect(output.kind).toBe('items');
+    const items: unknown[] = [];
+    if (output.kind === 'items') for await (const item of output.items) items.push(item);
+    expect(items).toEqual([
+      { _id: 'p1', t: 'Engines' },
+      { _id: 'p2', t: 'Compilers' },
+    ]);
+    expect(trace.pages).toBe(1);
+    const all = await execute('*{_id}', { source: recordingSource(DOCS, 2), trace: new QueryTrace() });
+    expect(all.kind).toBe('items');
+    // Aggregates over a streamed scan and counts a source cannot do are values.
+    expect(await execute('math::sum(*[_type == "post"].views)', { source: recordingSource(DOCS, 1) })).toEqual({ kind: 'value', value: 40 });
+    expect(await execute('count(*[title match "*"])', { source: recordingSource(DOCS, 1) })).toEqual({ kind: 'value', value: 3 });
+    // Ordered or sliced results need every candidate first: not streamed.
+    expect((await execute('*[_type == "post"] | order(_id)', { source: recordingSource(DOCS) })).kind).toBe('value');
+  });
+
+  it('waits for an asynchronous source, asking each round of scans in one batch', async () => {
+    const inner = createMemorySource(DOCS);
+    const asked: ScanRequest[][] = [];
+    let round: ScanRequest[] = [];
+    const answers = new Map<string, ScanAnswer>();
+    const source: DocumentSource = {
+      documents: () => PENDING,
+      getDocument: (id) => inner.getDocument(id),
+      scan(request) {
+        const answer = answers.get(requestKey(request));
+        if (answer) return answer;
+        round.push(request);
+        return PENDING;
+      },
+      async load() {
+        asked.push(round);
+        for (const request of round) answers.set(requestKey(request), inner.scan!(request) as ScanAnswer);
+        round = [];
+      },
+    };
+    const result = await evaluate('*[_type == "author"] | order(_id) {name, "n": count(*[references(^._id)])}', { source, planner: true });
+    expect(result).toEqual([
+      { name: 'Ada', n: 1 },
+      { name: 'Grace', n: 2 },
+    ]);
+    // The authors, then both subqueries at once.
+    expect(asked.map((requests) => requests.length)).toEqual([1, 2]);
+  });
+
+  it('keys requests by GROQ type: a datetime is not its text', () => {
+    const base: ScanRequest = { scan: 0, constraints: [], constraintFields: [], complete: true, order: null, window: null, count: false, fields: null };
+    const at = (value: unknown): ScanRequest => ({ ...base, constraints: [{ kind: 'compare', path: ['t'], op: '>', value }] });
+    const text = '2020-01-01T00:00:00Z';
+    expect(requestKey(at(text))).not.toBe(requestKey(at(parseDateTime(text))));
+    expect(requestKey(at(text))).toBe(requestKey(at(text)));
+  });
+});
+
+/** A GROQ datetime value, as dateTime() makes it. */
+function parseDateTime(text: string): unknown {
+  // evaluate() turns datetimes into text; the value inside a run is what a request carries.
+  let captured: unknown;
+  const source: DocumentSource = {
+    documents: () => [],
+    getDocument: () => null,
+    scan(request) {
+      captured = (request.constraints[0] as { value: unknown }).value;
+      return { documents: [], applied: [true], windowed: false };
+    },
+  };
+  void evaluate(`*[t > dateTime("${text}")]`, { source });
+  return captured;
+}
