@@ -1,4 +1,3 @@
-import autocannon from 'autocannon';
 import Fastify from 'fastify';
 import BetterSqlite3 from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -9,40 +8,16 @@ import { startTestApp } from '../test/helpers/test-app.ts';
 import { createTestDatabase } from '../test/helpers/engine.ts';
 import { benchPostgresUrl, printTable, ratio } from './lib/report.ts';
 import { LOG_START } from '../src/store/commit-order.ts';
+import { LOAD_CONNECTIONS as CONNECTIONS, loadTest, type LoadResult } from './lib/http-load.ts';
 
 /**
  * Single-document mutation transactions through HTTP: each request creates one document with its
  * revision and its outbox event. Baseline: a bare Fastify route doing one SQLite INSERT.
  */
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 8);
-const CONNECTIONS = 16;
 const BODY = JSON.stringify({ mutations: [{ create: { _type: 'benchPost', title: 'A benchmark post', body: 'x'.repeat(400), n: 1 } }] });
 
-interface LoadResult {
-  rps: number;
-  p50: number;
-  p99: number;
-  ok: number;
-  errors: number;
-}
-
-async function load(url: string, headers: Record<string, string>): Promise<LoadResult> {
-  const result = await autocannon({
-    url,
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: BODY,
-    connections: CONNECTIONS,
-    duration: DURATION_S,
-  });
-  return {
-    rps: result.requests.average,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    ok: result['2xx'],
-    errors: result.non2xx + result.errors,
-  };
-}
+const load = (url: string, headers: Record<string, string>): Promise<LoadResult> => loadTest({ url, method: 'POST', headers, body: BODY }, DURATION_S);
 
 async function ourServer(pgUrl: string | undefined): Promise<LoadResult> {
   const app = await startTestApp(

@@ -1,0 +1,33 @@
+import autocannon from 'autocannon';
+
+export interface LoadResult {
+  rps: number;
+  p50: number;
+  p99: number;
+  ok: number;
+  errors: number;
+}
+
+export const LOAD_CONNECTIONS = 16;
+
+/** Requests per second and latency of one request repeated by 16 connections for `seconds`. */
+export async function loadTest(
+  request: { url: string; method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string },
+  seconds: number,
+): Promise<LoadResult> {
+  const result = await autocannon({
+    url: request.url,
+    method: request.method ?? 'GET',
+    headers: { ...(request.body ? { 'content-type': 'application/json' } : {}), ...request.headers },
+    ...(request.body ? { body: request.body } : {}),
+    connections: LOAD_CONNECTIONS,
+    duration: seconds,
+  });
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    ok: result['2xx'],
+    errors: result.non2xx + result.errors,
+  };
+}
