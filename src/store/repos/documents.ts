@@ -103,16 +103,26 @@ export class DocumentRepository {
     const types = filter.types ?? [];
     const typeClause = types.length > 0 ? `AND type IN (${types.map(() => '?').join(', ')})` : '';
     const draftClause = filter.drafts === false ? `AND substr(id, 1, ${DRAFT_PREFIX.length}) <> ?` : '';
-    let after = '';
-    for (;;) {
-      const rows = await this.db.all<{ id: string; content: string }>(
+    const page = (after: string) =>
+      this.db.all<{ id: string; content: string }>(
         `SELECT id, CAST(content AS TEXT) AS content FROM documents
          WHERE project_id = ? AND dataset = ? AND id > ? ${typeClause} ${draftClause} ORDER BY id LIMIT ?`,
         [projectId, dataset, after, ...types, ...(filter.drafts === false ? [DRAFT_PREFIX] : []), pageSize],
       );
-      for (const row of rows) yield row.content;
-      if (rows.length < pageSize) return;
-      after = rows[rows.length - 1]!.id;
+    // The next page is read while the consumer takes this one: on PostgreSQL the server produces
+    // it (jsonb to text is most of an export's cost there) while we write; memory holds two pages.
+    let next = page('');
+    try {
+      for (;;) {
+        const rows = await next;
+        const full = rows.length === pageSize;
+        if (full) next = page(rows[rows.length - 1]!.id);
+        for (const row of rows) yield row.content;
+        if (!full) return;
+      }
+    } finally {
+      // A consumer that stops early leaves a page in flight: its failure is nobody's to report.
+      next.catch(() => undefined);
     }
   }
 
