@@ -108,8 +108,9 @@ async function throughServer(file: string, count: number, pgUrl: string | undefi
     const exported = await measured(async () => {
       const response = await fetch(`${app.url}/api/v1/data/export/production`, { headers });
       let lines = 0;
+      // Counted with indexOf: the client shares the server's thread, and a loop over every byte cost it a tenth of the time.
       for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
-        for (const byte of chunk) if (byte === 10) lines++;
+        for (let at = chunk.indexOf(10); at !== -1; at = chunk.indexOf(10, at + 1)) lines++;
       }
       if (lines !== count) throw new Error(`export gave ${lines} of ${count} lines`);
       return lines;
