@@ -7,7 +7,7 @@ import { GroqParameterError } from './errors.ts';
 import { compileQuery } from './evaluator/compile.ts';
 import { runQuery, type QueryOutput } from './evaluator/run-query.ts';
 import { DateTime } from './evaluator/values.ts';
-import { parse } from './parser.ts';
+import { parseDetailed } from './parser.ts';
 import { planQuery } from './planner/plan-query.ts';
 import { streamPlanOf } from './planner/stream.ts';
 import type { QueryTrace } from './planner/trace.ts';
@@ -15,7 +15,7 @@ import { createMemorySource, type DocumentSource } from './source.ts';
 
 export type * from './ast.ts';
 export { GroqError, GroqParameterError, GroqSourceError, GroqSyntaxError, type GroqErrorCode } from './errors.ts';
-export { parse, type ParseOptions } from './parser.ts';
+export { parse, parseDetailed, type ParseOptions } from './parser.ts';
 export { createMemorySource, PENDING, type DocumentSource, type Pending } from './source.ts';
 export { planQuery } from './planner/plan-query.ts';
 export { QueryTrace, type ScanTrace } from './planner/trace.ts';
@@ -64,10 +64,10 @@ export async function evaluate(query: string | ExprNode, options: EvaluateOption
  * comes as its elements one by one, computed a page of documents at a time: memory holds a page,
  * whatever the size of the dataset or of the result.
  */
-export async function execute(query: string | ExprNode, options: EvaluateOptions = {}): Promise<QueryOutput> {
+export async function execute(query: string | ExprNode | PreparedQuery, options: EvaluateOptions = {}): Promise<QueryOutput> {
   const params = options.params ?? {};
-  const parsed = typeof query === 'string' ? parse(query, { params }) : query;
-  const tree = options.planner === false ? parsed : planQuery(parsed);
+  const prepared = isPrepared(query) ? query : prepare(query, options);
+  const tree = prepared.tree;
   const { info } = compileQuery(tree);
   for (const name of info.parameters) {
     if (!Object.hasOwn(params, name) || params[name] === undefined) throw new GroqParameterError(name);
@@ -81,5 +81,26 @@ export async function execute(query: string | ExprNode, options: EvaluateOptions
     project: options.project ?? null,
     trace: options.trace,
   };
-  return runQuery(tree, settings, options.planner === false ? null : streamPlanOf(tree));
+  return runQuery(tree, settings, prepared.planned ? streamPlanOf(tree) : null);
+}
+
+/**
+ * A query parsed and planned, ready to execute any number of times. Unless `readsParams`, it does
+ * not depend on the parameters it was prepared with, and serves every execution of its text.
+ */
+export interface PreparedQuery {
+  readonly tree: ExprNode;
+  readonly planned: boolean;
+  readonly readsParams: boolean;
+}
+
+/** Parses (text) and plans (unless `planner` is false) a query for execute(). */
+export function prepare(query: string | ExprNode, options: Pick<EvaluateOptions, 'params' | 'planner'> = {}): PreparedQuery {
+  const { tree, readsParams } = typeof query === 'string' ? parseDetailed(query, { params: options.params ?? {} }) : { tree: query, readsParams: true };
+  const planned = options.planner !== false;
+  return { tree: planned ? planQuery(tree) : tree, planned, readsParams };
+}
+
+function isPrepared(query: string | ExprNode | PreparedQuery): query is PreparedQuery {
+  return typeof query === 'object' && 'planned' in query && 'readsParams' in query;
 }

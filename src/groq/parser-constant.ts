@@ -5,26 +5,26 @@ import { OPERATORS } from './evaluator/operators.ts';
 
 /**
  * The value of a constant expression, or undefined when `node` is not constant or uses a
- * parameter whose value is not given.
+ * parameter whose value is not given (`param` gives a parameter's value, undefined when not given).
  */
-export function constantValue(node: ExprNode, params: Readonly<Record<string, unknown>> | undefined): unknown {
+export function constantValue(node: ExprNode, param: (name: string) => unknown): unknown {
   switch (node.type) {
     case 'Value':
       return node.value;
     case 'Parameter':
-      return params && Object.hasOwn(params, node.name) ? (params[node.name] ?? null) : undefined;
+      return param(node.name);
     case 'Group':
-      return constantValue(node.base, params);
+      return constantValue(node.base, param);
     case 'Neg':
     case 'Pos': {
-      const value = constantValue(node.base, params);
+      const value = constantValue(node.base, param);
       if (value === undefined) return undefined;
       return typeof value === 'number' ? (node.type === 'Neg' ? -value : value) : null;
     }
     case 'OpCall': {
       if (!['+', '-', '*', '/', '%', '**'].includes(node.op)) return undefined;
-      const left = constantValue(node.left, params);
-      const right = constantValue(node.right, params);
+      const left = constantValue(node.left, param);
+      const right = constantValue(node.right, param);
       return left === undefined || right === undefined ? undefined : OPERATORS[node.op](left, right);
     }
     default:

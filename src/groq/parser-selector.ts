@@ -17,7 +17,7 @@ export function parseSelector(p: Parser): SelectorNode {
       }
       const expr = p.parseExpr(0);
       const close = p.expectPunct(']', 'to close the brackets');
-      const value = constantValue(expr, p.params);
+      const value = constantValue(expr, p.paramValue);
       if (typeof value === 'number') p.fail(expr, 'a selector cannot pick array elements by index; use a filter');
       node =
         typeof value === 'string'

@@ -67,7 +67,7 @@ function parseBracket(p: Parser, open: Token): Step {
     const close = p.expectPunct(']', 'to close the slice');
     for (const bound of [expr, upper]) {
       if (!isConstant(bound)) p.fail(bound, 'slice bounds must be constant numbers');
-      const value = constantValue(bound, p.params);
+      const value = constantValue(bound, p.paramValue);
       if (value !== undefined && !Number.isInteger(value)) p.fail(bound, 'slice bounds must be integers');
     }
     return {
@@ -78,7 +78,7 @@ function parseBracket(p: Parser, open: Token): Step {
     };
   }
   const close = p.expectPunct(']', 'to close the brackets');
-  const value = constantValue(expr, p.params);
+  const value = constantValue(expr, p.paramValue);
   if (typeof value === 'number') {
     if (!Number.isInteger(value)) p.fail(expr, 'an array index must be an integer');
     return { kind: 'element', start: open.start, end: close.end, build: (base) => ({ type: 'AccessElement', base, index: value, start: base.start, end: close.end }) };

@@ -26,10 +26,18 @@ export type ParseOptions = {
 
 /** Parses a GROQ query into its AST; throws GroqSyntaxError naming the position and what was expected. */
 export function parse(query: string, options: ParseOptions = {}): ExprNode {
+  return parseDetailed(query, options).tree;
+}
+
+/**
+ * Like parse(), and tells whether the tree depends on the values of `params` (a `[$p]` that a
+ * value settled): a tree that does not can be reused with any parameters.
+ */
+export function parseDetailed(query: string, options: ParseOptions = {}): { tree: ExprNode; readsParams: boolean } {
   const parser = new Parser(query, tokenize(query), options.params);
   const tree = parser.parseQuery();
   checkHeight(query, tree);
-  return tree;
+  return { tree, readsParams: parser.paramsRead };
 }
 
 type BinaryOperator = { prec: number; right?: boolean; comparison?: boolean };
@@ -66,7 +74,9 @@ export type Binding = { name: string; argument: ExprNode; uses: number };
 
 export class Parser {
   readonly query: string;
-  readonly params: Readonly<Record<string, unknown>> | undefined;
+  private readonly params: Readonly<Record<string, unknown>> | undefined;
+  /** Whether a parameter's value was looked up (the tree then depends on it). */
+  paramsRead = false;
   private readonly tokens: Token[];
   private index = 0;
   private depth = 0;
@@ -82,6 +92,12 @@ export class Parser {
     this.tokens = tokens;
     this.params = params;
   }
+
+  /** A parameter's value for constant folding, undefined when not given. */
+  readonly paramValue = (name: string): unknown => {
+    this.paramsRead = true;
+    return this.params && Object.hasOwn(this.params, name) ? (this.params[name] ?? null) : undefined;
+  };
 
   // --- tokens -------------------------------------------------------------------------------
 

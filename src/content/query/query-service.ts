@@ -2,11 +2,12 @@ import { badRequest, AppError } from '../../errors.ts';
 import type { ProjectRecord, Store } from '../../store/index.ts';
 import type { Principal } from '../../access/principal.ts';
 import { requireProjectRole } from '../../access/access-control.ts';
-import { execute, GroqParameterError, GroqSyntaxError, parse, planQuery, QueryTrace, type ExprNode, type QueryOutput } from '../../groq/index.ts';
+import { execute, GroqParameterError, GroqSyntaxError, QueryTrace, type PreparedQuery, type QueryOutput } from '../../groq/index.ts';
 import { localizerFor } from '../localization.ts';
 import { StoreDocumentSource } from './store-document-source.ts';
 import { withPerspective } from './perspective-source.ts';
 import { explainQuery, type QueryPlan } from './query-plan.ts';
+import { PreparedQueries } from './prepared-queries.ts';
 
 /** Which documents `*` sees: all (raw), published only, or drafts in place of their published form. */
 export const PERSPECTIVES = ['raw', 'published', 'drafts', 'previewDrafts'] as const;
@@ -57,6 +58,7 @@ function queryError(error: unknown): AppError {
 /** POST /data/query: GROQ over a dataset (drafts and published documents alike). */
 export class QueryService {
   private readonly store: Store;
+  private readonly prepared = new PreparedQueries();
 
   constructor(store: Store) {
     this.store = store;
@@ -70,15 +72,15 @@ export class QueryService {
     const ms = () => Math.round((performance.now() - started) * 1000) / 1000;
     const source = new StoreDocumentSource(this.store, project.id, dataset);
     const trace = request.explain ? new QueryTrace() : undefined;
-    let tree: ExprNode;
+    let prepared: PreparedQuery;
     let output: QueryOutput;
     try {
-      tree = parse(request.query, { params });
-      output = await execute(tree, { source: withPerspective(source, request.perspective), params, project: { projectId: project.id, dataset }, trace });
+      prepared = this.prepared.get(request.query, params);
+      output = await execute(prepared, { source: withPerspective(source, request.perspective), params, project: { projectId: project.id, dataset }, trace });
     } catch (error) {
       throw queryError(error);
     }
-    const plan = () => trace && explainQuery(planQuery(tree), request.query, trace, source, this.store, { projectId: project.id, dataset });
+    const plan = () => trace && explainQuery(prepared.tree, request.query, trace, source, this.store, { projectId: project.id, dataset });
     if (output.kind === 'value') {
       const result = localize(output.value);
       return { query: request.query, ms: ms(), result, ...(trace ? { plan: plan() } : {}) };
