@@ -110,7 +110,8 @@ export class DocumentIndexReader {
         const rows = await this.db.all<{ ord: string; n: number }>(`${keys} SELECT k.ord AS ord, (${inner}) AS n FROM k`, values);
         for (const row of rows) perQuery[start + Number(row.ord)] = [{ id: '', n: row.n }];
       } else {
-        const list = columns.map((column) => `q.${column}`).join(', ');
+        // Content goes in as JSON rather than as a string holding JSON: parsed once, not unescaped and parsed again.
+        const list = columns.map((column) => (column === 'content' ? 'json(q.content)' : `q.${column}`)).join(', ');
         const order = resultOrder.replace(/(^|, )/g, '$1q.');
         const rows = await this.db.all<{ ord: string; r: string }>(`${keys} SELECT k.ord AS ord, (SELECT json_group_array(json_array(${list}) ORDER BY ${order}) FROM (${inner}) q) AS r FROM k`, values);
         for (const row of rows) {
