@@ -14,6 +14,7 @@ import {
   type ScanRequest,
 } from '../../src/groq/index.ts';
 import { DOCS } from './helpers.ts';
+import { Path } from '../../src/groq/evaluator/values.ts';
 
 const plan = (query: string) =>
   describePlan(planQuery(parse(query)), query).scans.map((scan) => ({ ...scan, fields: Array.isArray(scan.fields) ? [...scan.fields].sort() : scan.fields }));
@@ -189,6 +190,8 @@ describe('query planner: evaluation', () => {
     const text = '2020-01-01T00:00:00Z';
     expect(requestKey(at(text))).not.toBe(requestKey(at(parseDateTime(text))));
     expect(requestKey(at(text))).toBe(requestKey(at(text)));
+    // A path inside a list, as `_id in path("drafts.**")` or an `in [...]` constraint holds it.
+    expect(requestKey(at(['drafts.**']))).not.toBe(requestKey(at([new Path('drafts.**')])));
   });
 });
 

@@ -12,6 +12,16 @@ function replacer(this: Record<string, unknown>, key: string, value: unknown): u
   return value;
 }
 
+/** Whether a datetime or a path is anywhere in `value`. */
+function holdsTagged(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  if (value instanceof DateTime || value instanceof Path) return true;
+  if (Array.isArray(value)) return value.some(holdsTagged);
+  for (const key in value) if (holdsTagged((value as Record<string, unknown>)[key])) return true;
+  return false;
+}
+
 export function requestKey(request: ScanRequest): string {
-  return JSON.stringify(request, replacer);
+  // A replacer takes JSON.stringify off its fast path: most requests hold no datetime or path.
+  return holdsTagged(request) ? JSON.stringify(request, replacer) : JSON.stringify(request);
 }
