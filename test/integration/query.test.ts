@@ -83,6 +83,22 @@ describe(`GROQ queries over HTTP (${testEngine})`, () => {
     expectErrorBody(await query({ query: '*', extra: true }), 400);
   });
 
+  it('answers the same query text again with other parameters, and by their values where they shape the query', async () => {
+    const byId = '*[_id == $id][0].views';
+    expect((await query({ query: byId, params: { id: 'post-1' } })).body.result).toBe(10);
+    expect((await query({ query: byId, params: { id: 'post-2' } })).body.result).toBe(3);
+    // The same text missing its parameter is still refused, after it was answered.
+    expect(expectErrorBody(await query({ query: byId }), 400).message).toContain('$id');
+    // `[$p]` is an element access for a number, an attribute access for a string.
+    const shaped = '*[_id == "post-1"][0].title[$p]';
+    expect((await query({ query: shaped, params: { p: 'en' } })).body.result).toBe('Hello');
+    expect((await query({ query: shaped, params: { p: 'nb' } })).body.result).toBe('Hei');
+    const list = '["a", "b", "c"][$p]';
+    expect((await query({ query: list, params: { p: 1 } })).body.result).toBe('b');
+    expect((await query({ query: list, params: { p: 2 } })).body.result).toBe('c');
+    expect((await query({ query: list, params: { p: 'x' } })).body.result).toEqual([null, null, null]);
+  });
+
   it('answers 400, not a crash, for deeply nested queries', async () => {
     expectErrorBody(await query({ query: `${'['.repeat(5000)}1${']'.repeat(5000)}` }), 400);
   });
