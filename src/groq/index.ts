@@ -94,7 +94,10 @@ export interface PreparedQuery {
   readonly readsParams: boolean;
 }
 
-/** Parses (text) and plans (unless `planner` is false) a query for execute(). */
+/**
+ * Parses (text) and plans (unless `planner` is false) a query for execute(). A tree given already
+ * parsed counts as reading its parameters: how it was parsed is not known here.
+ */
 export function prepare(query: string | ExprNode, options: Pick<EvaluateOptions, 'params' | 'planner'> = {}): PreparedQuery {
   const { tree, readsParams } = typeof query === 'string' ? parseDetailed(query, { params: options.params ?? {} }) : { tree: query, readsParams: true };
   const planned = options.planner !== false;
