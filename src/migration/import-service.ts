@@ -63,25 +63,41 @@ export class ImportService {
     };
     await this.store.transaction(async (tx) => {
       let batch: Parsed[] = [];
-      for await (const { line, text } of lines) {
-        if (text.trim() === '') continue;
-        result.total++;
-        const parsed = parseLine(text);
-        if (typeof parsed === 'string') {
-          if (result.errors.length < MAX_REPORTED_ERRORS) result.errors.push({ line, error: parsed });
-          continue;
+      // One batch is written while the next is read and parsed (on PostgreSQL the database works
+      // while this process parses); never more than one write is in flight.
+      let writing: Promise<void> = Promise.resolve();
+      const write = (documents: Parsed[]) => {
+        writing = writeBatch(tx, context, documents, replace, result);
+        // Handled now, thrown where it is awaited: a failure while the next batch is parsed is not unhandled.
+        writing.catch(() => undefined);
+      };
+      try {
+        for await (const { line, text } of lines) {
+          if (text.trim() === '') continue;
+          result.total++;
+          const parsed = parseLine(text);
+          if (typeof parsed === 'string') {
+            if (result.errors.length < MAX_REPORTED_ERRORS) result.errors.push({ line, error: parsed });
+            continue;
+          }
+          if (SYSTEM_PREFIXES.some((prefix) => parsed._id.startsWith(prefix))) {
+            result.skipped++;
+            continue;
+          }
+          batch.push({ line, document: parsed });
+          if (batch.length >= BATCH) {
+            await writing;
+            write(batch);
+            batch = [];
+          }
         }
-        if (SYSTEM_PREFIXES.some((prefix) => parsed._id.startsWith(prefix))) {
-          result.skipped++;
-          continue;
-        }
-        batch.push({ line, document: parsed });
-        if (batch.length >= BATCH) {
-          await writeBatch(tx, context, batch, replace, result);
-          batch = [];
-        }
+        await writing;
+        write(batch);
+        await writing;
+      } finally {
+        // A body that fails mid-stream must not leave a write running on the connection the transaction rolls back.
+        await writing.catch(() => undefined);
       }
-      await writeBatch(tx, context, batch, replace, result);
     });
     return result;
   }

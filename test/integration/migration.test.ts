@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import BetterSqlite3 from 'better-sqlite3';
 import { join } from 'node:path';
+import http from 'node:http';
 import { expectErrorBody, startTestApp, type TestApp } from '../helpers/test-app.ts';
 import { createApiToken, createProject, createUser, type TestProject } from '../helpers/fixtures.ts';
 import { dataClient, ok, outboxEvents } from '../helpers/content.ts';
@@ -171,16 +172,40 @@ describe(`export and import (${testEngine})`, () => {
       expect((await importInto(project, ndjson({ _id: 'x', _type: 'y' }), { token: projectAdmin.token })).status).toBe(200);
     });
 
-    it('writes nothing when storage fails in the middle of an import', async () => {
+    // Line 700 is in the second batch of 500, written while the third is parsed; line 1100 in the last.
+    it.each([700, 1100])('writes nothing when storage fails in the middle of an import (at line %i)', async (failing) => {
       const project = await createProject(app, admin);
       await withFailingInsert(app, 'boom', async () => {
-        const lines = Array.from({ length: 1200 }, (_, i) => ({ _id: i === 1100 ? 'boom' : `n${i}`, _type: 'post' }));
+        const lines = Array.from({ length: 1600 }, (_, i) => ({ _id: i === failing ? 'boom' : `n${i}`, _type: 'post' }));
         const response = await importInto(project, ndjson(...lines));
         expect(response.status).toBe(500);
         expect(response.body).toMatchObject({ statusCode: 500, error: 'Internal Server Error' });
       });
       expect((await exportFrom(project)).documents).toEqual([]);
       expect((await outboxEvents(app)).filter((event) => event.projectId === project.id)).toEqual([]);
+    });
+
+    it('writes nothing when the client goes away in the middle of the body, and keeps serving', async () => {
+      const project = await createProject(app, admin);
+      const lines = Array.from({ length: 1500 }, (_, i) => JSON.stringify({ _id: `cut${i}`, _type: 'post', text: 'x'.repeat(200) }));
+      const url = new URL('/api/v1/data/import/production', app.url);
+      const request = http.request(url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${admin}`, 'x-project': project.slug, 'content-type': 'application/x-ndjson', 'content-length': '10000000' },
+      });
+      const closed = new Promise<void>((resolve) => request.on('close', () => resolve()));
+      request.on('error', () => undefined);
+      // Two batches and a half arrive (so one is being written while the next is parsed), then the connection drops.
+      request.write(`${lines.join('\n')}\n`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      request.destroy();
+      await closed;
+      // The server notices the aborted body and rolls back; then the dataset is still empty and the server answers.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(await app.services.store.documents.count(project.id, 'production')).toBe(0);
+      const after = await importInto(project, ndjson({ _id: 'after', _type: 'post' }));
+      expect(after.body).toMatchObject({ created: 1 });
+      expect((await exportFrom(project)).documents.map((document) => document._id)).toEqual(['after']);
     });
   });
 });
