@@ -5,7 +5,7 @@ import type { Principal } from '../access/principal.ts';
 import { requireProjectRole } from '../access/access-control.ts';
 import { AppError } from '../errors.ts';
 import { ChangeFeed } from './change-feed.ts';
-import { ChangeLogPruner } from './change-log-pruner.ts';
+import { RetentionPruner } from '../lifecycle/retention-pruner.ts';
 import { DocumentStates } from './document-states.ts';
 import { compileListenFilter, type ListenFilter } from './listen-filter.ts';
 import { ListenerRegistry, type Listener } from './listener-registry.ts';
@@ -62,7 +62,7 @@ export class RealtimeService {
   private readonly signal: ChangeSignal;
   private readonly log: Logger;
   private readonly feed: ChangeFeed;
-  private readonly pruner: ChangeLogPruner;
+  private readonly pruner: RetentionPruner;
   private readonly sessions = new Set<ListenSession>();
   private webSockets = 0;
   private starting: Promise<void> | undefined;
@@ -74,7 +74,7 @@ export class RealtimeService {
     this.log = log;
     this.settings = { ...DEFAULT_REALTIME_SETTINGS, ...settings };
     this.feed = new ChangeFeed(store, this.registry, new DocumentStates(store), log, this.settings);
-    this.pruner = new ChangeLogPruner(store, log, this.settings);
+    this.pruner = new RetentionPruner('change log', (cutoff, limit) => store.changes.prune(cutoff, limit), log, this.settings);
   }
 
   /** Starts reading the change log; idempotent, and done by the first subscription if not before. */

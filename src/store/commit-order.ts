@@ -37,6 +37,13 @@ export function readAfter(dialect: Dialect, table: string, columns: string, posi
   };
 }
 
+/** A condition on a log's rows: at or before `position` in commit order. */
+export function atOrBefore(dialect: Dialect, position: LogPosition): OrderedRead {
+  return dialect === 'sqlite'
+    ? { sql: 'seq <= ?', params: [position.seq] }
+    : { sql: '(commit_order, seq) <= (?::xid8, ?)', params: [position.order, position.seq] };
+}
+
 export function positionOf(row: { seq: number | string; commit_order: string | number }): LogPosition {
   return { order: String(row.commit_order), seq: Number(row.seq) };
 }

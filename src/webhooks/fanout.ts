@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Repositories, StoredOutboxEvent, WebhookRecord } from '../store/index.ts';
+import type { Repositories, Store, StoredOutboxEvent, WebhookRecord } from '../store/index.ts';
 
 export const FANOUT_CURSOR = 'webhooks';
 export const FANOUT_BATCH = 500;
@@ -43,6 +43,14 @@ export async function fanOutBatch(tx: Repositories, now: string): Promise<number
   }
   await tx.cursors.advance(FANOUT_CURSOR, events[events.length - 1]!.position);
   return events.length;
+}
+
+/**
+ * Deletes up to `limit` outbox events that were fanned out already and written before `cutoff`:
+ * their deliveries hold what they need, and nothing else reads the outbox. Resolves to how many.
+ */
+export async function pruneFannedOut(store: Store, cutoff: string, limit: number): Promise<number> {
+  return store.outbox.prune(await store.cursors.position(FANOUT_CURSOR), cutoff, limit);
 }
 
 function subscribed(webhook: WebhookRecord, event: StoredOutboxEvent): boolean {

@@ -4,7 +4,8 @@ import type { DeliveryRecord, Store } from '../store/index.ts';
 import type { AttemptOutcome } from '../store/repos/webhook-deliveries.ts';
 import { DELIVERY_LOG_SIZE } from './webhook-service.ts';
 import { outcomeOf, sendAttempt } from './delivery-attempt.ts';
-import { FANOUT_BATCH, fanOutBatch } from './fanout.ts';
+import { FANOUT_BATCH, fanOutBatch, pruneFannedOut } from './fanout.ts';
+import { RetentionPruner, type RetentionTiming } from '../lifecycle/retention-pruner.ts';
 import { createDeliveryAgent } from './safe-dispatcher.ts';
 
 export interface WebhookWorkerOptions {
@@ -15,8 +16,12 @@ export interface WebhookWorkerOptions {
   maxInFlight?: number;
   /** Deliveries of one webhook in flight at once, so a slow receiver cannot take every slot. */
   perWebhook?: number;
+  /** How long fanned-out events stay in the outbox, and how often they are pruned. */
+  outboxRetention?: RetentionTiming;
   now?: () => number;
 }
+
+export const DEFAULT_OUTBOX_RETENTION: RetentionTiming = { retentionMs: 24 * 60 * 60_000, pruneIntervalMs: 60 * 60_000 };
 
 interface Finished {
   delivery: DeliveryRecord;
@@ -39,6 +44,7 @@ export class WebhookWorker {
   private readonly maxInFlight: number;
   private readonly perWebhook: number;
   private readonly now: () => number;
+  private readonly pruner: RetentionPruner;
   private readonly inFlight = new Map<string, Promise<void>>();
   private readonly perWebhookCount = new Map<string, number>();
   private finished: Finished[] = [];
@@ -55,18 +61,27 @@ export class WebhookWorker {
     this.perWebhook = options.perWebhook ?? 8;
     this.now = options.now ?? Date.now;
     this.agent = createDeliveryAgent(options.allowPrivateUrls, this.timeoutMs);
+    this.pruner = new RetentionPruner(
+      'outbox',
+      (cutoff, limit) => pruneFannedOut(store, cutoff, limit),
+      log,
+      options.outboxRetention ?? DEFAULT_OUTBOX_RETENTION,
+      this.now,
+    );
   }
 
   start(): void {
     if (this.timer) return;
     this.timer = setInterval(() => void this.tick(), this.pollIntervalMs);
     this.timer.unref();
+    this.pruner.start();
   }
 
   /** Stops polling, waits for the attempts under way and records their outcomes. */
   async stop(): Promise<void> {
     clearInterval(this.timer);
     this.timer = undefined;
+    this.pruner.stop();
     await this.ticking;
     await Promise.allSettled([...this.inFlight.values()]);
     await this.flush().catch((error: unknown) => this.log.error({ err: error }, 'could not record webhook outcomes at shutdown'));
@@ -93,6 +108,11 @@ export class WebhookWorker {
         this.ticking = undefined;
       });
     return this.ticking;
+  }
+
+  /** Deletes fanned-out events older than the retention now (it also happens every `pruneIntervalMs`). */
+  pruneOutbox(): Promise<number> {
+    return this.pruner.prune();
   }
 
   /** Resolves once every delivery started so far has finished and its outcome is recorded. */

@@ -1,5 +1,5 @@
 import type { ApiResponse, TestApp } from './test-app.ts';
-import { LOG_START } from '../../src/store/commit-order.ts';
+import { LOG_START, type LogPosition } from '../../src/store/commit-order.ts';
 
 /** Small helpers for the /data routes of one project and dataset. */
 export function dataClient(app: TestApp, token: string, project: string, dataset = 'production') {
@@ -49,6 +49,7 @@ export interface RevisionBody {
 }
 
 export interface OutboxRow {
+  position: LogPosition;
   projectId: string;
   event: string;
   documentId: string;

@@ -149,8 +149,8 @@ export class DocumentChangeRepository {
     return revs;
   }
 
-  /** Deletes changes written before `createdAt`; resolves to how many. */
-  async prune(createdAt: string): Promise<number> {
-    return this.db.run('DELETE FROM document_changes WHERE created_at < ?', [createdAt]);
+  /** Deletes up to `limit` changes written before `createdAt`; resolves to how many. */
+  async prune(createdAt: string, limit: number): Promise<number> {
+    return this.db.run('DELETE FROM document_changes WHERE seq IN (SELECT seq FROM document_changes WHERE created_at < ? LIMIT ?)', [createdAt, limit]);
   }
 }

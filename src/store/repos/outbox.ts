@@ -1,6 +1,6 @@
 import { jsonColumn, type SqlExecutor } from '../sql.ts';
 import type { JsonObject, OutboxEventRecord, StoredOutboxEvent } from '../records.ts';
-import { positionOf, readAfter, type LogPosition } from '../commit-order.ts';
+import { atOrBefore, positionOf, readAfter, type LogPosition } from '../commit-order.ts';
 
 const ROWS_PER_STATEMENT = 500;
 
@@ -51,6 +51,20 @@ export class OutboxRepository {
         ]),
       );
     }
+  }
+
+  /**
+   * Deletes up to `limit` events at or before `position` (where their one consumer has read) that
+   * were written before `createdAt`, oldest first; resolves to how many.
+   */
+  async prune(position: LogPosition, createdAt: string, limit: number): Promise<number> {
+    const behind = atOrBefore(this.db.dialect, position);
+    const order = this.db.dialect === 'sqlite' ? 'seq' : 'commit_order, seq';
+    return this.db.run(`DELETE FROM outbox WHERE seq IN (SELECT seq FROM outbox WHERE ${behind.sql} AND created_at < ? ORDER BY ${order} LIMIT ?)`, [
+      ...behind.params,
+      createdAt,
+      limit,
+    ]);
   }
 
   /** Committed events after `position`, in commit order (see commit-order.ts). */

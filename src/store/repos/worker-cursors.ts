@@ -26,6 +26,12 @@ export class WorkerCursorRepository {
     return row ? { order: row.commit_order, seq: Number(row.position) } : LOG_START;
   }
 
+  /** The cursor's position as last committed, without locking it (the start of the log if it has none). */
+  async position(name: string): Promise<LogPosition> {
+    const row = await this.db.get<{ commit_order: string; position: number }>('SELECT commit_order, position FROM worker_cursors WHERE name = ?', [name]);
+    return row ? { order: row.commit_order, seq: Number(row.position) } : LOG_START;
+  }
+
   async advance(name: string, position: LogPosition): Promise<void> {
     await this.db.run('UPDATE worker_cursors SET commit_order = ?, position = ? WHERE name = ?', [position.order, position.seq, name]);
   }
