@@ -5,6 +5,7 @@ import type { Database, SqlExecutor } from '../sql.ts';
 import { SerialQueue } from './serial-queue.ts';
 import { announceSqliteCommit } from './commit-signal.ts';
 import { GroupCommit } from './group-commit.ts';
+import { WalCheckpointer } from './wal-checkpointer.ts';
 
 type Connection = BetterSqlite3.Database;
 
@@ -42,6 +43,8 @@ function open(file: string, readonly: boolean): Connection {
     conn.pragma('foreign_keys = ON');
     // Large transactions (imports) spill less with a bigger page cache than the 2 MB default.
     conn.pragma('cache_size = -32000');
+    // Once checkpointed, a WAL that a large transaction grew is cut back to 64 MB, not kept at its peak.
+    conn.pragma('journal_size_limit = 67108864');
   }
   return conn;
 }
@@ -78,13 +81,27 @@ export function openSqliteDatabase(file: string): Database {
   const writes = acquireWriteQueue(file);
   const write = executor(writer);
   const read = executor(reader);
-  const grouped = new GroupCommit(writer, writes, write, () => announceSqliteCommit(file));
+  // ':memory:' has no WAL.
+  const checkpointer =
+    file === ':memory:'
+      ? undefined
+      : new WalCheckpointer(file, writer, (error) =>
+          process.emitWarning(`the SQLite checkpoint thread stopped (${String(error)}); commits checkpoint again`),
+        );
+  const grouped = new GroupCommit(writer, writes, write, () => {
+    announceSqliteCommit(file);
+    checkpointer?.committed();
+  });
 
   return {
     dialect: 'sqlite',
     all: read.all,
     get: read.get,
-    run: (sql, params) => writes.run(() => write.run(sql, params)),
+    run: async (sql, params) => {
+      const changes = await writes.run(() => write.run(sql, params));
+      checkpointer?.committed();
+      return changes;
+    },
     lock: read.lock,
     claimClause: read.claimClause,
     lockClause: read.lockClause,
@@ -94,6 +111,7 @@ export function openSqliteDatabase(file: string): Database {
     close: async () => {
       await grouped.idle();
       await writes.idle();
+      await checkpointer?.close();
       if (reader !== writer) reader.close();
       writer.close();
       releaseWriteQueue(file);
