@@ -1,4 +1,5 @@
 import { SignJWT, jwtVerify, errors as joseErrors } from 'jose';
+import { LRUCache } from 'lru-cache';
 import { AppError, unauthorized } from '../errors.ts';
 import type { Role } from '../store/index.ts';
 
@@ -12,7 +13,7 @@ export interface AccessClaims {
 }
 
 const ROLES: readonly string[] = ['admin', 'editor', 'viewer'];
-/** Verified tokens remembered, most recent last: a client sends the same token until it expires. */
+/** Verified tokens remembered (the least recently used go first): a client sends the same token until it expires. */
 const VERIFIED_CACHE_SIZE = 1000;
 
 /** Issues and verifies HS256 JWT access tokens with the claims SPEC.md lists. */
@@ -25,7 +26,7 @@ export class AccessTokens {
    * through WebCrypto costs more than the rest of a small request's authentication. Expiry is still
    * checked on every use; a token never verified is never found here.
    */
-  private readonly verified = new Map<string, AccessClaims>();
+  private readonly verified = new LRUCache<string, AccessClaims>({ max: VERIFIED_CACHE_SIZE });
 
   constructor(secret: string, lifetimeSeconds: number, now: () => number = Date.now) {
     this.key = new TextEncoder().encode(secret);
@@ -51,7 +52,6 @@ export class AccessTokens {
       this.verified.delete(token);
     }
     const claims = await this.verifySignature(token);
-    if (this.verified.size >= VERIFIED_CACHE_SIZE) this.verified.delete(this.verified.keys().next().value!);
     this.verified.set(token, claims);
     return claims;
   }

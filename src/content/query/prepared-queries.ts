@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { prepare, type PreparedQuery } from '../../groq/index.ts';
 
 /** Queries longer than this are prepared each time: the cache's memory stays small. */
@@ -9,26 +10,17 @@ const MAX_CACHED_LENGTH = 8 * 1024;
  * endpoint. A query whose tree depends on its parameters' values (`[$p]`) is prepared each time.
  */
 export class PreparedQueries {
-  private readonly entries = new Map<string, PreparedQuery>();
-  private readonly capacity: number;
+  private readonly entries: LRUCache<string, PreparedQuery>;
 
   constructor(capacity = 1000) {
-    this.capacity = capacity;
+    this.entries = new LRUCache({ max: capacity });
   }
 
   get(query: string, params: Readonly<Record<string, unknown>>): PreparedQuery {
     const cached = this.entries.get(query);
-    if (cached) {
-      // Most recently used last: the first entry is the one to evict.
-      this.entries.delete(query);
-      this.entries.set(query, cached);
-      return cached;
-    }
+    if (cached) return cached;
     const prepared = prepare(query, { params });
-    if (!prepared.readsParams && query.length <= MAX_CACHED_LENGTH) {
-      if (this.entries.size >= this.capacity) this.entries.delete(this.entries.keys().next().value!);
-      this.entries.set(query, prepared);
-    }
+    if (!prepared.readsParams && query.length <= MAX_CACHED_LENGTH) this.entries.set(query, prepared);
     return prepared;
   }
 

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import type { SqlExecutor } from '../sql.ts';
 import type { DocumentQuery, DocumentQueryResult, DocumentRow } from './document-query.ts';
 import { parseShapePaths, type PathKind } from './entries.ts';
@@ -5,6 +6,13 @@ import { buildProbeSql, buildQuerySql, conjuncts, isProbed, type BuiltSql } from
 
 /** A condition yielding fewer rows than this drives a query rather than a larger one or an order. */
 const PROBE_CAP = 1000;
+/**
+ * How long a probe's counts are used again. They only choose the plan, never change a result, so
+ * a stale count costs at most a slower plan for this long; a repeated query saves a statement (a
+ * round trip on PostgreSQL).
+ */
+const PROBE_TTL_MS = 10_000;
+const PROBES_KEPT = 1000;
 
 export interface ShapeInfo {
   hash: string;
@@ -25,9 +33,11 @@ interface RawRow {
 /** What the query planner reads from the document index (see README.md). */
 export class DocumentIndexReader {
   private readonly db: SqlExecutor;
+  private readonly probes: LRUCache<string, Record<string, number>>;
 
-  constructor(db: SqlExecutor) {
+  constructor(db: SqlExecutor, now: () => number = performance.now.bind(performance)) {
     this.db = db;
+    this.probes = new LRUCache({ max: PROBES_KEPT, ttl: PROBE_TTL_MS, ttlResolution: 0, perf: { now } });
   }
 
   /** The SQL a query runs, for EXPLAIN output. */
@@ -138,8 +148,7 @@ export class DocumentIndexReader {
     const probed = parts.map((part, i) => ({ part, i })).filter(({ part }) => isProbed(part));
     const walksOrder = query.order.kind === 'value' && query.limit !== null;
     if (probed.length < (walksOrder ? 1 : 2)) return query;
-    const probe = buildProbeSql(this.db.dialect, projectId, dataset, probed.map(({ part }) => part), PROBE_CAP);
-    const row = await this.db.get<Record<string, number>>(probe.sql, probe.params);
+    const row = await this.probe(buildProbeSql(this.db.dialect, projectId, dataset, probed.map(({ part }) => part), PROBE_CAP));
     let best = -1;
     let least = PROBE_CAP;
     probed.forEach(({ i }, k) => {
@@ -151,6 +160,16 @@ export class DocumentIndexReader {
     });
     // Nothing small: the store's own choice (the documents table in id order, or the order's path).
     return best < 0 ? query : { ...query, driver: best };
+  }
+
+  /** A probe's counts: from the last PROBE_TTL_MS if the same probe ran then, else from the database. */
+  private async probe(probe: BuiltSql): Promise<Record<string, number> | undefined> {
+    const key = JSON.stringify([probe.sql, probe.params]);
+    const known = this.probes.get(key);
+    if (known) return known;
+    const row = await this.db.get<Record<string, number>>(probe.sql, probe.params);
+    if (row) this.probes.set(key, row);
+    return row;
   }
 
   /** The shape hashes of documents. */
