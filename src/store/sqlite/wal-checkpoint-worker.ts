@@ -3,12 +3,6 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
 
-export interface CheckpointResult {
-  /** Frames in the WAL, and how many of them are now in the database file. */
-  log: number;
-  checkpointed: number;
-}
-
 const port = parentPort!;
 const db = new BetterSqlite3((workerData as { file: string }).file);
 
@@ -18,6 +12,5 @@ port.on('message', (message: 'checkpoint' | 'close') => {
     port.close();
     return;
   }
-  const [row] = db.pragma('wal_checkpoint(PASSIVE)') as { busy: number; log: number; checkpointed: number }[];
-  port.postMessage({ log: row?.log ?? 0, checkpointed: row?.checkpointed ?? 0 } satisfies CheckpointResult);
+  db.pragma('wal_checkpoint(PASSIVE)');
 });

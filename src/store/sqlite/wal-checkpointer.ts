@@ -2,7 +2,6 @@ import { extname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type BetterSqlite3 from 'better-sqlite3';
-import type { CheckpointResult } from './wal-checkpoint-worker.ts';
 
 /** After a commit, the checkpoint waits this long, so that a stream of commits shares one. */
 const DELAY_MS = 100;
@@ -19,37 +18,29 @@ const WORKER = new URL(`./wal-checkpoint-worker${extname(fileURLToPath(import.me
  * The writer's own checkpoints are turned off while this runs; if the worker dies they come back.
  */
 export class WalCheckpointer {
-  private readonly worker: Worker;
+  private readonly file: string;
   private readonly writer: BetterSqlite3.Database;
+  private readonly onFailure: (error: unknown) => void;
+  /** Started at the first commit: a store that only reads never runs a thread for it. */
+  private worker: Worker | undefined;
+  private exited: Promise<void> = Promise.resolve();
   private timer: NodeJS.Timeout | undefined;
-  private exited: Promise<void>;
   private closing = false;
-  /** Checkpoints done, and the last one's outcome (for tests and diagnostics). */
-  checkpoints = 0;
-  last: CheckpointResult | undefined;
 
   constructor(file: string, writer: BetterSqlite3.Database, onFailure: (error: unknown) => void) {
+    this.file = file;
     this.writer = writer;
-    this.worker = new Worker(WORKER, { workerData: { file } });
-    this.worker.unref();
-    this.worker.on('message', (result: CheckpointResult) => {
-      this.checkpoints += 1;
-      this.last = result;
-    });
-    this.worker.on('error', (error) => {
-      if (this.writer.open) this.writer.pragma(`wal_autocheckpoint = ${SQLITE_AUTOCHECKPOINT}`);
-      onFailure(error);
-    });
-    this.exited = new Promise((resolve) => this.worker.once('exit', () => resolve()));
+    this.onFailure = onFailure;
     writer.pragma('wal_autocheckpoint = 0');
   }
 
   /** Called after each commit: a checkpoint follows shortly. */
   committed(): void {
     if (this.timer || this.closing) return;
+    const worker = (this.worker ??= this.start());
     this.timer = setTimeout(() => {
       this.timer = undefined;
-      this.worker.postMessage('checkpoint');
+      worker.postMessage('checkpoint');
     }, DELAY_MS);
     this.timer.unref();
   }
@@ -59,9 +50,21 @@ export class WalCheckpointer {
     this.closing = true;
     clearTimeout(this.timer);
     this.timer = undefined;
+    if (!this.worker) return;
     // Unreferenced, the worker would not keep a process that is only waiting for it alive.
     this.worker.ref();
     this.worker.postMessage('close');
     await this.exited;
+  }
+
+  private start(): Worker {
+    const worker = new Worker(WORKER, { workerData: { file: this.file } });
+    worker.unref();
+    worker.on('error', (error) => {
+      if (this.writer.open) this.writer.pragma(`wal_autocheckpoint = ${SQLITE_AUTOCHECKPOINT}`);
+      this.onFailure(error);
+    });
+    this.exited = new Promise((resolve) => worker.once('exit', () => resolve()));
+    return worker;
   }
 }
