@@ -4,6 +4,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import BetterSqlite3 from 'better-sqlite3';
 import { openSqliteDatabase } from '../../src/store/sqlite/sqlite-database.ts';
 import type { Database } from '../../src/store/sql.ts';
 
@@ -50,5 +51,26 @@ describe('SQLite WAL checkpoints', () => {
     const grown = await settle(() => statSync(file).size, (size) => size >= 50 * 4000);
     expect(grown).toBeGreaterThanOrEqual(50 * 4000);
     expect((await db.all<{ k: number }>('SELECT k FROM t ORDER BY k')).map((row) => row.k)).toEqual(Array.from({ length: 50 }, (_, k) => k));
+  });
+
+  it('finishes a checkpoint that a reader held back once the reader is done, without another commit', async () => {
+    const before = await settle(() => statSync(file).size, (size) => size > 0);
+    // A reader in the middle of a read transaction pins the snapshot before the writes below.
+    const reader = new BetterSqlite3(file, { readonly: true });
+    reader.exec('BEGIN');
+    reader.prepare('SELECT count(*) FROM t').get();
+    try {
+      await db.transaction(async (tx) => {
+        for (let k = 0; k < 100; k++) await tx.run('INSERT INTO t (k, v) VALUES (?, ?)', [k, 'z'.repeat(4000)]);
+      });
+      // The checkpoint after the commit could not copy the frames the reader may still need.
+      await new Promise((resolve) => setTimeout(resolve, 400));
+      expect(statSync(file).size).toBeLessThan(before + 100 * 4000);
+    } finally {
+      reader.exec('COMMIT');
+      reader.close();
+    }
+    const after = await settle(() => statSync(file).size, (size) => size >= before + 100 * 4000);
+    expect(after).toBeGreaterThanOrEqual(before + 100 * 4000);
   });
 });

@@ -3,14 +3,28 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
 
+/** A checkpoint that a reader held back is tried again this much later, until it is complete. */
+const RETRY_MS = 1000;
+
 const port = parentPort!;
 const db = new BetterSqlite3((workerData as { file: string }).file);
+let retry: NodeJS.Timeout | undefined;
+
+function checkpoint(): void {
+  clearTimeout(retry);
+  retry = undefined;
+  const [row] = db.pragma('wal_checkpoint(PASSIVE)') as { busy: number; log: number; checkpointed: number }[];
+  // Frames a reader's snapshot still needed stay in the WAL, and every later read looks them up
+  // there: without another commit nothing would ask again, so ask ourselves.
+  if (row && (row.busy !== 0 || row.checkpointed < row.log)) retry = setTimeout(checkpoint, RETRY_MS);
+}
 
 port.on('message', (message: 'checkpoint' | 'close') => {
   if (message === 'close') {
+    clearTimeout(retry);
     db.close();
     port.close();
     return;
   }
-  db.pragma('wal_checkpoint(PASSIVE)');
+  checkpoint();
 });
