@@ -16,12 +16,11 @@ export interface WebhookWorkerOptions {
   maxInFlight?: number;
   /** Deliveries of one webhook in flight at once, so a slow receiver cannot take every slot. */
   perWebhook?: number;
-  /** How long fanned-out events stay in the outbox, and how often they are pruned. */
-  outboxRetention?: RetentionTiming;
   now?: () => number;
 }
 
-export const DEFAULT_OUTBOX_RETENTION: RetentionTiming = { retentionMs: 24 * 60 * 60_000, pruneIntervalMs: 60 * 60_000 };
+/** How long fanned-out events stay in the outbox, and how often they are pruned. */
+export const OUTBOX_RETENTION: RetentionTiming = { retentionMs: 24 * 60 * 60_000, pruneIntervalMs: 60 * 60_000 };
 
 interface Finished {
   delivery: DeliveryRecord;
@@ -65,7 +64,7 @@ export class WebhookWorker {
       'outbox',
       (cutoff, limit) => pruneFannedOut(store, cutoff, limit),
       log,
-      options.outboxRetention ?? DEFAULT_OUTBOX_RETENTION,
+      OUTBOX_RETENTION,
       this.now,
     );
   }

@@ -3,7 +3,7 @@ import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 import { createProject } from '../helpers/fixtures.ts';
 import { dataClient, ok, outboxEvents } from '../helpers/content.ts';
 import { testEngine } from '../helpers/engine.ts';
-import { DEFAULT_OUTBOX_RETENTION } from '../../src/webhooks/webhook-worker.ts';
+import { OUTBOX_RETENTION } from '../../src/webhooks/webhook-worker.ts';
 import type { OutboxEventRecord } from '../../src/store/index.ts';
 
 // The outbox is read once, by the webhook fan-out; events it has passed are deleted once older
@@ -35,7 +35,7 @@ describe(`outbox retention (${testEngine})`, () => {
   it('deletes fanned-out events older than the retention, keeps the rest, and the fan-out reads on', async () => {
     const { store, webhookWorker } = app.services;
     const project = await createProject(app, admin);
-    const old = new Date(Date.now() - DEFAULT_OUTBOX_RETENTION.retentionMs - 60_000).toISOString();
+    const old = new Date(Date.now() - OUTBOX_RETENTION.retentionMs - 60_000).toISOString();
     await store.transaction((tx) => tx.outbox.appendMany([event(project.id, 'old-1', old), event(project.id, 'old-2', old)]));
     ok(await dataClient(app, admin, project.slug).mutate([{ create: { _id: 'recent-1', _type: 'post' } }]));
 

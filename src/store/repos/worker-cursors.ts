@@ -19,16 +19,16 @@ export class WorkerCursorRepository {
       LOG_START.order,
       LOG_START.seq,
     ]);
-    const row = await this.db.get<{ commit_order: string; position: number }>(
-      `SELECT commit_order, position FROM worker_cursors WHERE name = ?${this.db.lockClause}`,
-      [name],
-    );
-    return row ? { order: row.commit_order, seq: Number(row.position) } : LOG_START;
+    return this.read(name, this.db.lockClause);
   }
 
   /** The cursor's position as last committed, without locking it (the start of the log if it has none). */
-  async position(name: string): Promise<LogPosition> {
-    const row = await this.db.get<{ commit_order: string; position: number }>('SELECT commit_order, position FROM worker_cursors WHERE name = ?', [name]);
+  position(name: string): Promise<LogPosition> {
+    return this.read(name, '');
+  }
+
+  private async read(name: string, lockClause: string): Promise<LogPosition> {
+    const row = await this.db.get<{ commit_order: string; position: number }>(`SELECT commit_order, position FROM worker_cursors WHERE name = ?${lockClause}`, [name]);
     return row ? { order: row.commit_order, seq: Number(row.position) } : LOG_START;
   }
 
