@@ -73,4 +73,23 @@ describe('SQLite WAL checkpoints', () => {
     const after = await settle(() => statSync(file).size, (size) => size >= before + 100 * 4000);
     expect(after).toBeGreaterThanOrEqual(before + 100 * 4000);
   });
+
+  it('keeps the WAL near its limit while commits follow each other without a pause', async () => {
+    await db.close();
+    const limit = 1 << 20;
+    db = openSqliteDatabase(file, { walLimitBytes: limit });
+    // 60 transactions of about 200 pages each, back to back: 48 MB through a 1 MB WAL. A checkpoint
+    // that runs while the next transaction writes can never finish, so without a pause before
+    // a write the WAL would only ever grow.
+    let largest = 0;
+    for (let n = 0; n < 60; n++) {
+      await db.transaction(async (tx) => {
+        for (let k = 0; k < 200; k++) await tx.run('INSERT OR REPLACE INTO t (k, v) VALUES (?, ?)', [n * 200 + k, String(n).repeat(4000)]);
+      });
+      largest = Math.max(largest, statSync(`${file}-wal`).size);
+    }
+    // The limit, plus what the writes above it before a checkpoint caught up (a transaction or two).
+    expect(largest).toBeLessThan(limit + 4 * 200 * 4200);
+    expect((await db.get<{ n: number }>('SELECT count(*) AS n FROM t'))?.n).toBe(60 * 200);
+  });
 });

@@ -8,6 +8,13 @@ interface Pending {
   reject: (error: unknown) => void;
 }
 
+export interface GroupCommitHooks {
+  /** Before a batch begins its transaction; may make it wait. */
+  beforeBegin(): Promise<void> | undefined;
+  /** After a batch committed. */
+  committed(): void;
+}
+
 /** Transactions folded into one commit at most: a bound on how long the first one waits for the others. */
 const MAX_BATCH = 64;
 
@@ -24,16 +31,16 @@ export class GroupCommit {
   private readonly writer: BetterSqlite3.Database;
   private readonly queue: SerialQueue;
   private readonly executor: SqlExecutor;
-  private readonly committed: () => void;
+  private readonly hooks: GroupCommitHooks;
   private pending: Pending[] = [];
   /** The batch waiting for its turn, if one is. */
   private scheduled: Promise<void> | undefined;
 
-  constructor(writer: BetterSqlite3.Database, queue: SerialQueue, executor: SqlExecutor, committed: () => void) {
+  constructor(writer: BetterSqlite3.Database, queue: SerialQueue, executor: SqlExecutor, hooks: GroupCommitHooks) {
     this.writer = writer;
     this.queue = queue;
     this.executor = executor;
-    this.committed = committed;
+    this.hooks = hooks;
   }
 
   transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T> {
@@ -67,6 +74,7 @@ export class GroupCommit {
     const outcomes: ({ ok: true; value: unknown } | { ok: false; error: unknown })[] = [];
     let started = 0;
     try {
+      await this.hooks.beforeBegin();
       this.writer.exec('BEGIN IMMEDIATE');
       for (const item of batch) {
         started++;
@@ -96,7 +104,7 @@ export class GroupCommit {
       }
       return;
     }
-    this.committed();
+    this.hooks.committed();
     batch.forEach((item, i) => {
       const outcome = outcomes[i]!;
       if (outcome.ok) item.resolve(outcome.value);

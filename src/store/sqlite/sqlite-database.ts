@@ -34,7 +34,10 @@ function executor(conn: Connection): SqlExecutor {
   };
 }
 
-function open(file: string, readonly: boolean): Connection {
+/** How large the WAL may grow between checkpoints before writes wait for one; also the size it is cut back to. */
+const WAL_LIMIT_BYTES = 64 * 1024 * 1024;
+
+function open(file: string, readonly: boolean, walLimitBytes: number): Connection {
   const conn = new BetterSqlite3(file, { readonly });
   conn.pragma('busy_timeout = 5000');
   if (!readonly) {
@@ -43,8 +46,8 @@ function open(file: string, readonly: boolean): Connection {
     conn.pragma('foreign_keys = ON');
     // Large transactions (imports) spill less with a bigger page cache than the 2 MB default.
     conn.pragma('cache_size = -32000');
-    // Once checkpointed, a WAL that a large transaction grew is cut back to 64 MB, not kept at its peak.
-    conn.pragma('journal_size_limit = 67108864');
+    // Once checkpointed, a WAL that a large transaction grew is cut back to the limit, not kept at its peak.
+    conn.pragma(`journal_size_limit = ${walLimitBytes}`);
   }
   return conn;
 }
@@ -73,11 +76,17 @@ function releaseWriteQueue(file: string): void {
  * isolated from the writer's uncommitted changes. Transactions that wait together commit together
  * (group-commit.ts).
  */
-export function openSqliteDatabase(file: string): Database {
+export interface SqliteOptions {
+  /** The WAL's size limit (tests use a small one). */
+  walLimitBytes?: number;
+}
+
+export function openSqliteDatabase(file: string, options: SqliteOptions = {}): Database {
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
-  const writer = open(file, false);
+  const walLimitBytes = options.walLimitBytes ?? WAL_LIMIT_BYTES;
+  const writer = open(file, false, walLimitBytes);
   // A reader on a separate connection only works for files; ':memory:' would be a different database.
-  const reader = file === ':memory:' ? writer : open(file, false);
+  const reader = file === ':memory:' ? writer : open(file, false, walLimitBytes);
   const writes = acquireWriteQueue(file);
   const write = executor(writer);
   const read = executor(reader);
@@ -85,12 +94,15 @@ export function openSqliteDatabase(file: string): Database {
   const checkpointer =
     file === ':memory:'
       ? undefined
-      : new WalCheckpointer(file, writer, (error) =>
+      : new WalCheckpointer(file, writer, walLimitBytes, (error) =>
           process.emitWarning(`the SQLite checkpoint thread stopped (${String(error)}); commits checkpoint again`),
         );
-  const grouped = new GroupCommit(writer, writes, write, () => {
-    announceSqliteCommit(file);
-    checkpointer?.committed();
+  const grouped = new GroupCommit(writer, writes, write, {
+    beforeBegin: () => checkpointer?.beforeWrite(),
+    committed: () => {
+      announceSqliteCommit(file);
+      checkpointer?.committed();
+    },
   });
 
   return {
@@ -98,7 +110,10 @@ export function openSqliteDatabase(file: string): Database {
     all: read.all,
     get: read.get,
     run: async (sql, params) => {
-      const changes = await writes.run(() => write.run(sql, params));
+      const changes = await writes.run(async () => {
+        await checkpointer?.beforeWrite();
+        return write.run(sql, params);
+      });
       checkpointer?.committed();
       return changes;
     },
