@@ -68,7 +68,7 @@ describe(`query planner on the store (${testEngine})`, () => {
   beforeAll(async () => {
     app = await startTestApp();
     admin = await app.login();
-    project = await createProject(app, admin, ['production', 'imported', 'big']);
+    project = await createProject(app, admin, ['production', 'imported', 'big', 'events']);
   });
   afterAll(async () => app.close());
 
@@ -179,6 +179,25 @@ describe(`query planner on the store (${testEngine})`, () => {
     expect(await result('math::sum(*[_type == "odd"].n)', undefined, 'big')).toBe(1690000);
     expect(await result('count(*[_type == "odd" && n match "1*"])', undefined, 'big')).toBe(0);
     expect(await result('count(*[tags[0] == 3])', undefined, 'big')).toBe(Array.from({ length: 2600 }, (_, i) => i % 7).filter((t) => t === 3).length);
+  });
+
+  it('walks a value order without checking types where only the queried type has the path', async () => {
+    const data = dataClient(app, admin, project.slug, 'events');
+    ok(
+      await data.mutate([
+        ...[1, 2, 3, 4].map((n) => ({ create: { _id: `e${n}`, _type: 'event', starts: `2026-0${n}-01`, day: n % 2 } })),
+        { create: { _id: 'm1', _type: 'memo', day: 9 } },
+      ]),
+    );
+    // Only events have `starts`: the walk of its values reads no documents row for the type.
+    const implied = await explain('*[_type == "event"] | order(starts desc)[0...2]._id', undefined, 'events');
+    expect(implied.result).toEqual(['e4', 'e3']);
+    expect(implied.plan!.scans[0]).toMatchObject({ index: { constraints: ['_type == "event"'], order: 'starts desc', window: '[0...2]' } });
+    expect(implied.plan!.scans[0]!.sql.join('\n')).not.toMatch(/type IN/);
+    // A memo has a `day` too: the type is checked, and the memo left out.
+    const checked = await explain('*[_type == "event"] | order(day desc)[0...3]._id', undefined, 'events');
+    expect(checked.result).toEqual(['e1', 'e3', 'e2']);
+    expect(checked.plan!.scans[0]!.sql.join('\n')).toMatch(/type IN/);
   });
 
   it('plans the published perspective: drafts left out by the index', async () => {

@@ -225,6 +225,7 @@ function chooseDriver(query: DocumentQuery, parts: DocumentCondition[]): { drive
 }
 
 export function buildQuerySql(dialect: Dialect, projectId: string, dataset: string, query: DocumentQuery): BuiltSql {
+  if (query.select.kind === 'content' && query.order.kind === 'value' && query.limit !== null) return windowThenContent(dialect, projectId, dataset, query);
   const b = new Builder(dialect);
   const select = query.select;
   const { driver, rest } = chooseDriver(query, conjuncts(query.where));
@@ -311,6 +312,24 @@ export function buildQuerySql(dialect: Dialect, projectId: string, dataset: stri
   }
   const resultOrder = valueOrder ? `sort_value${direction}, id` : `id${direction}`;
   return { sql, params: b.params, orderBy, resultOrder, columns: selected.map(([, name]) => name) };
+}
+
+/**
+ * A window of whole documents in a value's order: the window's ids first, then their content.
+ * Ties on the value are sorted by id, and the sort holds every row of a tied group that reaches
+ * into the window: with the content in those rows, a page of posts by day read and copied every
+ * post of the latest day (at 1M documents, about 250 bodies for a page of 20).
+ */
+function windowThenContent(dialect: Dialect, projectId: string, dataset: string, query: DocumentQuery): BuiltSql {
+  const ids = buildQuerySql(dialect, projectId, dataset, { ...query, select: { kind: 'values', paths: [], type: false } });
+  const b = new Builder(dialect);
+  b.params.push(...ids.params);
+  const direction = query.order.descending ? ' DESC' : '';
+  const orderBy = `w.sort_value${direction}, w.id`;
+  const sql =
+    'SELECT d.id AS id, d.type AS type, d.content AS content, w.sort_value AS sort_value ' +
+    `FROM (${ids.sql}) w CROSS JOIN documents d WHERE d.project_id = ${b.param(projectId)} AND d.dataset = ${b.param(dataset)} AND d.id = w.id ORDER BY ${orderBy}`;
+  return { sql, params: b.params, orderBy, resultOrder: ids.resultOrder, columns: ['id', 'type', 'content', 'sort_value'] };
 }
 
 /** Conjuncts whose selectivity a probe can tell apart (the others drive by their nature). */
