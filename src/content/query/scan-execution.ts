@@ -3,7 +3,7 @@
 // filter the index also counts, or orders and windows. Documents come whole, or, when the query
 // reads a few indexed paths of them, assembled from the value rows (no document is parsed).
 import { readPath, type FieldPath, type ScanAnswer, type ScanRequest } from '../../groq/index.ts';
-import type { DocumentCondition, DocumentOrder, DocumentQuery, DocumentRow, DocumentSelection } from '../../store/document-index/document-query.ts';
+import type { DocumentCondition, DocumentOrder, DocumentQuery, DocumentQueryResult, DocumentRow, DocumentSelection } from '../../store/document-index/document-query.ts';
 import { isIndexedPath } from '../../store/document-index/entries.ts';
 import type { ShapeInfo } from '../../store/document-index/reader.ts';
 import { decodeScalar, isOrderSafeString } from '../../store/document-index/values.ts';
@@ -70,9 +70,20 @@ export class ScanExecution {
     this.context = context;
   }
 
+  /** What the shapes tell of the types at the paths the queries' values are walked by, once read. */
+  private typesAt: DocumentQuery['typesAt'];
+
+  private async ask(query: DocumentQuery): Promise<DocumentQueryResult> {
+    const asked = this.typesAt ? { ...query, typesAt: this.typesAt } : query;
+    const reported = this.report.queries.push(asked) - 1;
+    const result = await this.context.batcher.query(asked);
+    // EXPLAIN shows the statement that ran: with the driver the store picked by probing.
+    if (result.driver !== undefined) this.report.queries[reported] = { ...asked, driver: result.driver };
+    return result;
+  }
+
   private async rows(query: DocumentQuery): Promise<DocumentRow[]> {
-    this.report.queries.push(query);
-    const result = await this.context.batcher.query(query);
+    const result = await this.ask(query);
     return 'rows' in result ? result.rows : [];
   }
 
@@ -90,14 +101,15 @@ export class ScanExecution {
       if (own === null) fields = null;
       else fields.push(...own);
     });
-    const nonScalarPaths = fields === null ? new Set<string>() : (await context.shapes()).nonScalarPaths;
+    const shapes = fields === null ? undefined : await context.shapes();
+    // Shapes already read cost nothing more; a query reading whole documents does not read them for this.
+    if (shapes) this.typesAt = typesAt(where, this.request.order?.[0]?.path, shapes.byHash);
+    const nonScalarPaths = shapes?.nonScalarPaths ?? new Set<string>();
     return { where, applied, exact: request.complete && applied.every(Boolean), select: selection(fields, nonScalarPaths) };
   }
 
   private async count(where: DocumentCondition, applied: boolean[]): Promise<ScanAnswer> {
-    const query: DocumentQuery = { where, order: { kind: 'id', descending: false }, offset: 0, limit: null, select: { kind: 'count' } };
-    this.report.queries.push(query);
-    const result = await this.context.batcher.query(query);
+    const result = await this.ask({ where, order: { kind: 'id', descending: false }, offset: 0, limit: null, select: { kind: 'count' } });
     return { count: 'count' in result ? result.count : 0, applied, windowed: false };
   }
 
@@ -156,9 +168,10 @@ export class ScanExecution {
     // Documents without a scalar at the path sort after the others, or before them descending,
     // in dataset order; which they are is known from the shapes.
     const shapes = await this.context.shapes();
+    this.typesAt = typesAt(where, path, shapes.byHash);
     const unrankedWhere = and([where, shapes.translator.withoutScalar(key, typesOf(where))]);
     const unranked: DocumentQuery = { where: unrankedWhere, order: { kind: 'id', descending: false }, offset: 0, limit: null, select };
-    const ranked: DocumentQuery = { where: withoutImpliedType(where, key, shapes.byHash), order: { kind: 'value', path: key, descending }, offset: 0, limit: null, select };
+    const ranked: DocumentQuery = { where, order: { kind: 'value', path: key, descending }, offset: 0, limit: null, select };
     const [first, second] = descending ? [unranked, ranked] : [ranked, unranked];
     const none = (query: DocumentQuery) => query === unranked && isNone(unrankedWhere);
     const head = none(first) ? [] : await this.rows({ ...first, offset: start, limit: end - start });
@@ -167,7 +180,7 @@ export class ScanExecution {
       // The first part ended inside the window (or before it: then its length is counted).
       let firstLength = none(first) ? 0 : start + head.length;
       if (head.length === 0 && start > 0 && !none(first)) {
-        const counted = await this.context.batcher.query({ ...first, select: { kind: 'count' } });
+        const counted = await this.ask({ ...first, select: { kind: 'count' } });
         firstLength = 'count' in counted ? counted.count : 0;
       }
       const from = Math.max(start, firstLength);
@@ -224,16 +237,24 @@ export class ScanExecution {
 }
 
 /**
- * `where` without its `_type` conjunct when every document with a value at `path` is of those
- * types, as the shapes tell (a post's publishedAt): the walk of the path's values, which only
- * yields documents with a value there, then checks no type, which costs a documents row per value
- * walked (a page of posts by day walks the whole latest day, ties being ordered by id).
+ * With a `_type` conjunct: by path, the types of the documents with a scalar at each path that a
+ * conjunct bounds or the order reads (a post's publishedAt: posts only). Walking such a path's
+ * values, the index need not check the type (DocumentQuery.typesAt): a page of posts by day walks
+ * the whole latest day (ties are ordered by id), each value a documents row to read without it.
  */
-function withoutImpliedType(where: DocumentCondition, path: string, shapes: ReadonlyMap<string, ShapeInfo>): DocumentCondition {
-  const types = typesOf(where);
-  if (!types) return where;
-  for (const shape of shapes.values()) if (shape.paths.has(path) && !types.includes(shape.type)) return where;
-  return where.kind === 'and' ? and(where.conditions.filter((part) => part.kind !== 'type')) : { kind: 'all' };
+function typesAt(where: DocumentCondition, orderPath: FieldPath | undefined, shapes: ReadonlyMap<string, ShapeInfo>): Map<string, string[]> | undefined {
+  if (!typesOf(where)) return undefined;
+  const paths = new Set<string>();
+  for (const part of where.kind === 'and' ? where.conditions : [where]) if (part.kind === 'value') paths.add(part.path);
+  if (orderPath && isIndexedPath(orderPath)) paths.add(orderPath.join('.'));
+  if (paths.size === 0) return undefined;
+  const found = new Map<string, string[]>();
+  for (const path of paths) {
+    const types = new Set<string>();
+    for (const shape of shapes.values()) if (shape.paths.get(path) === 's') types.add(shape.type);
+    found.set(path, [...types]);
+  }
+  return found;
 }
 
 function isNone(condition: DocumentCondition): boolean {

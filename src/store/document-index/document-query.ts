@@ -42,6 +42,12 @@ export interface DocumentQuery {
    * for the documents table; chosen by the store when absent.
    */
   driver?: number;
+  /**
+   * By path, the types of the documents that have a value there (the dataset's shapes tell), where
+   * the caller knows them. When a path's values drive the query, they yield only documents of those
+   * types: a `type` conjunct that admits them all is then implied, and not checked row by row.
+   */
+  typesAt?: ReadonlyMap<string, readonly string[]>;
 }
 
 export interface DocumentRow {
@@ -56,4 +62,5 @@ export interface DocumentRow {
   sortValue?: string;
 }
 
-export type DocumentQueryResult = { rows: DocumentRow[] } | { count: number };
+/** With the conjunct the store chose to drive the query by, when it chose by probing (for EXPLAIN). */
+export type DocumentQueryResult = ({ rows: DocumentRow[] } | { count: number }) & { driver?: number };

@@ -46,8 +46,10 @@ export class DocumentIndexReader {
   }
 
   async query(projectId: string, dataset: string, query: DocumentQuery): Promise<DocumentQueryResult> {
-    const built = buildQuerySql(this.db.dialect, projectId, dataset, await this.withDriver(projectId, dataset, query));
-    return toResult(query, await this.db.all<RawRow>(built.sql, built.params));
+    const chosen = await this.withDriver(projectId, dataset, query);
+    const built = buildQuerySql(this.db.dialect, projectId, dataset, chosen);
+    const result = toResult(query, await this.db.all<RawRow>(built.sql, built.params));
+    return chosen.driver === query.driver ? result : { ...result, driver: chosen.driver! };
   }
 
   /**

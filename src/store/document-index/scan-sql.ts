@@ -224,11 +224,22 @@ function chooseDriver(query: DocumentQuery, parts: DocumentCondition[]): { drive
   }
 }
 
+/** The conjuncts left to check, without a `type` that the driving path's values imply (see DocumentQuery.typesAt). */
+function withoutImpliedType(query: DocumentQuery, driver: Driver, rest: DocumentCondition[]): DocumentCondition[] {
+  const present = driver.kind === 'values' ? query.typesAt?.get(driver.path) : undefined;
+  if (!present) return rest;
+  return rest.filter((part) => !(part.kind === 'type' && present.every((type) => part.types.includes(type))));
+}
+
 export function buildQuerySql(dialect: Dialect, projectId: string, dataset: string, query: DocumentQuery): BuiltSql {
   if (query.select.kind === 'content' && query.order.kind === 'value' && query.limit !== null) return windowThenContent(dialect, projectId, dataset, query);
   const b = new Builder(dialect);
   const select = query.select;
-  const { driver, rest } = chooseDriver(query, conjuncts(query.where));
+  const chosen = chooseDriver(query, conjuncts(query.where));
+  const driver = chosen.driver;
+  const rest = withoutImpliedType(query, driver, chosen.rest);
+  // The driving index row holds the value of its own path: no entries row is needed to select it.
+  const fromDriver = (path: string) => driver.kind === 'values' && driver.path === path;
   const joinsDocuments =
     driver.kind === 'documents' || select.kind === 'content' || (select.kind === 'values' && select.type) || rest.some(readsDocumentRow);
   b.row = joinsDocuments ? 'd' : 'x';
@@ -236,7 +247,7 @@ export function buildQuerySql(dialect: Dialect, projectId: string, dataset: stri
   const valueOrder = order.kind === 'value';
   // The values the order reads: the driver's own when it walks that path, else the entries row's.
   const sortedByDriver = valueOrder && driver.kind === 'values' && driver.path === order.path;
-  const joinsEntries = (select.kind === 'values' && select.paths.length > 0) || (valueOrder && !sortedByDriver) || rest.some(readsEntries);
+  const joinsEntries = (select.kind === 'values' && select.paths.some((path) => !fromDriver(path))) || (valueOrder && !sortedByDriver) || rest.some(readsEntries);
   const sortColumn = valueOrder ? (sortedByDriver ? 'x.value' : 'sort_value') : '';
   const direction = order.descending ? ' DESC' : '';
   // A driver that yields one key's rows in id order (a referenced id, an equal value) is walked in
@@ -252,7 +263,7 @@ export function buildQuerySql(dialect: Dialect, projectId: string, dataset: stri
     selected.push([`${b.row}.id`, 'id']);
     if (joinsDocuments) selected.push(['d.type', 'type']);
     if (select.kind === 'content') selected.push(['d.content', 'content']);
-    else select.paths.forEach((path, i) => selected.push([b.valueAt(path), `v${i}`]));
+    else select.paths.forEach((path, i) => selected.push([fromDriver(path) ? 'x.value' : b.valueAt(path), `v${i}`]));
     if (valueOrder) selected.push([sortedByDriver ? sortColumn : b.valueAt(order.path), 'sort_value']);
   }
   const columns = selected.map(([expression, name]) => `${expression} AS ${name}`).join(', ');
