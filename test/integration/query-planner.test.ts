@@ -68,7 +68,7 @@ describe(`query planner on the store (${testEngine})`, () => {
   beforeAll(async () => {
     app = await startTestApp();
     admin = await app.login();
-    project = await createProject(app, admin, ['production', 'imported', 'big', 'events']);
+    project = await createProject(app, admin, ['production', 'imported', 'big', 'events', 'mixed']);
   });
   afterAll(async () => app.close());
 
@@ -215,6 +215,44 @@ describe(`query planner on the store (${testEngine})`, () => {
     const memos = await explain('*[_type == "event" && day >= 5]{_id, day}', undefined, 'events');
     expect(memos.result).toEqual([]);
     expect(sql(memos)).toMatch(/type IN/);
+  });
+
+  it('scans the values of a type that is most of the dataset by walking the entries table', async () => {
+    const lines = Array.from({ length: 2300 }, (_, i) => ({ _id: `x${String(i).padStart(5, '0')}`, _type: i % 2 ? 'minor' : 'major', n: i, ...(i % 20 === 0 ? {} : { label: `l${i}` }) }));
+    lines.push({ _id: 'y00000', _type: 'major', n: 9999, label: { text: 'an object' } } as (typeof lines)[number]);
+    ok(
+      await app.request('POST', '/api/v1/data/import/mixed', {
+        token: admin,
+        headers: { 'x-project': project.slug, 'content-type': 'application/x-ndjson' },
+        rawBody: lines.map((line) => JSON.stringify(line)).join('\n'),
+      }),
+    );
+    const sqlOf = (body: QueryBody) => body.plan!.scans[0]!.sql;
+    // 1,151 of 2,301: after a first full page, the pages walk document_entries by the type's shapes.
+    const major = await explain('*[_type == "major"]{_id, n}', undefined, 'mixed');
+    expect(major.result).toEqual([
+      ...Array.from({ length: 1150 }, (_, k) => ({ _id: `x${String(2 * k).padStart(5, '0')}`, n: 2 * k })),
+      { _id: 'y00000', n: 9999 },
+    ]);
+    expect(major.plan!.pages).toBe(2);
+    expect(sqlOf(major)[0]).toMatch(/FROM documents d/);
+    expect(sqlOf(major)[1]).toMatch(/FROM document_entries e WHERE .*e\.shape IN/);
+    expect(sqlOf(major)[1]).not.toMatch(/documents d/);
+    // Other conditions the entries row answers go along: defined() is a set of the type's shapes.
+    const labelled = await explain('*[_type == "major" && defined(label)]{_id, n}', undefined, 'mixed');
+    const expected = lines.filter((line) => line._type === 'major' && 'label' in line).map((line) => line.n);
+    expect(expected.length).toBeGreaterThan(1000);
+    expect((labelled.result as { n: number }[]).map((item) => item.n)).toEqual(expected);
+    expect(sqlOf(labelled)[1]).toMatch(/FROM document_entries e WHERE .*e\.shape IN .*e\.shape IN/);
+    expect(await result('count(*[_type == "major" && defined(label)])', undefined, 'mixed')).toBe(expected.length);
+    // 1,150 of 2,301, under half: its own index, which finds them without walking the others.
+    const minor = await explain('*[_type == "minor"]{_id, n}', undefined, 'mixed');
+    expect((minor.result as unknown[]).length).toBe(1150);
+    expect(sqlOf(minor).every((sql) => /FROM documents d/.test(sql))).toBe(true);
+    // Ids alone come from the type's index, which holds them.
+    const ids = await explain('*[_type == "major"]._id', undefined, 'mixed');
+    expect((ids.result as unknown[]).length).toBe(1151);
+    expect(sqlOf(ids).every((sql) => !/document_entries/.test(sql))).toBe(true);
   });
 
   it('plans the published perspective: drafts left out by the index', async () => {

@@ -7,12 +7,15 @@ import type { DocumentCondition, DocumentOrder, DocumentQuery, DocumentQueryResu
 import { isIndexedPath } from '../../store/document-index/entries.ts';
 import type { ShapeInfo } from '../../store/document-index/reader.ts';
 import { decodeScalar, isOrderSafeString } from '../../store/document-index/values.ts';
+import { conjuncts } from '../../store/document-index/scan-sql.ts';
 import { jsonColumn } from '../../store/sql.ts';
 import { ConditionTranslator, needsShapes } from './constraint-conditions.ts';
 import type { IndexBatcher } from './index-batcher.ts';
 
 /** Beyond this many paths, whole documents are cheaper than a subquery per path and document. */
 const MAX_VALUE_PATHS = 8;
+/** The share of the dataset a type must have for its long scans to walk the entries table. */
+const MIN_ENTRIES_SHARE = 0.5;
 
 /** What is known of a dataset's shapes (read once per query, when first needed). */
 export interface DatasetShapes {
@@ -25,6 +28,8 @@ export interface DatasetShapes {
 export interface ScanContext {
   batcher: IndexBatcher;
   shapes(): Promise<DatasetShapes>;
+  /** The share of the dataset's documents that are of these types. */
+  typeShare(types: readonly string[]): Promise<number>;
 }
 
 /** Translates constraints that need no shapes. */
@@ -132,21 +137,48 @@ export class ScanExecution {
    * is one statement of a small page.
    */
   async *pages(sizes: { documents: number; values: number }): AsyncGenerator<ScanAnswer> {
-    const { where, applied, exact, select } = await this.prepare();
+    const prepared = await this.prepare();
+    const { applied, exact, select } = prepared;
+    let where = prepared.where;
     if (exact && this.request.count) {
       yield await this.count(where, applied);
       return;
     }
     const byId: DocumentQuery['order'] = { kind: 'id', descending: false };
     let last: string | null = null;
+    let driver: number | undefined;
     for (let first = true; ; first = false) {
       const limit = first || select.kind === 'content' ? sizes.documents : sizes.values;
       const after: DocumentCondition = last === null ? where : and([where, { kind: 'idRange', low: { value: last, inclusive: false } }]);
-      const rows = await this.rows({ where: after, order: byId, offset: 0, limit, select });
+      const rows = await this.rows({ where: after, order: byId, offset: 0, limit, select, ...(driver === undefined ? {} : { driver }) });
       yield { documents: await this.documents(rows, select), applied, windowed: false };
       if (rows.length < limit) return;
       last = rows[rows.length - 1]!.id;
+      // A first page full: a long scan, which may walk the entries table instead.
+      if (first) ({ where, driver } = (await this.byEntries(where, select)) ?? { where, driver });
     }
+  }
+
+  /**
+   * A long scan of a type that is at least half of the dataset, reading values: the entries table
+   * walked in id order, keeping the rows of the type's shapes, rather than the type's index joined
+   * to an entries row per document (PostgreSQL: 5.5 instead of 37 ms a page of 10,000; SQLite about
+   * half). At that share the walk reads at most two rows per document of the type, whatever the
+   * ids' layout. Null where the scan stays as it is.
+   */
+  private async byEntries(where: DocumentCondition, select: DocumentSelection): Promise<{ where: DocumentCondition; driver: number } | null> {
+    // Ids alone come from the type's index (it holds them): only values need a row of entries.
+    if (select.kind !== 'values' || select.type || select.paths.length === 0) return null;
+    const parts = conjuncts(where);
+    const typed = parts.filter((part) => part.kind === 'type');
+    // Conditions an index answers better (ids, references, values) keep their plan.
+    if (typed.length !== 1 || !parts.every((part) => part.kind === 'type' || part.kind === 'not' || part.kind === 'or' || part.kind === 'shape')) return null;
+    const types = (typed[0] as Extract<DocumentCondition, { kind: 'type' }>).types;
+    if ((await this.context.typeShare(types)) < MIN_ENTRIES_SHARE) return null;
+    const { byHash } = await this.context.shapes();
+    const shape: DocumentCondition = { kind: 'shape', hashes: [...byHash.values()].filter((info) => types.includes(info.type)).map((info) => info.hash) };
+    const replaced = parts.map((part) => (part.kind === 'type' ? shape : part));
+    return { where: and(replaced), driver: replaced.indexOf(shape) };
   }
 
   /**

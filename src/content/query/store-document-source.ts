@@ -99,6 +99,7 @@ export class StoreDocumentSource implements DocumentSource {
   private context(): ScanContext {
     return {
       batcher: this.batcher,
+      typeShare: (types) => this.store.documentIndex.typeShare(this.projectId, this.dataset, types),
       shapes: () =>
         (this.shapes ??= this.store.documentIndex.shapes(this.projectId, this.dataset).then((shapes) => {
           const nonScalarPaths = new Set<string>();

@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache';
 import type { SqlExecutor } from '../sql.ts';
 import type { DocumentQuery, DocumentQueryResult, DocumentRow } from './document-query.ts';
 import { parseShapePaths, type PathKind } from './entries.ts';
-import { buildProbeSql, buildQuerySql, conjuncts, isProbed, type BuiltSql } from './scan-sql.ts';
+import { buildProbeSql, buildQuerySql, buildTypeShareSql, conjuncts, isProbed, type BuiltSql } from './scan-sql.ts';
 
 /** A condition yielding fewer rows than this drives a query rather than a larger one or an order. */
 const PROBE_CAP = 1000;
@@ -162,6 +162,16 @@ export class DocumentIndexReader {
     });
     // Nothing small: the store's own choice (the documents table in id order, or the order's path).
     return best < 0 ? query : { ...query, driver: best };
+  }
+
+  /**
+   * The share of a dataset's documents that are of these types (0 in an empty dataset). It only
+   * picks a plan, so it is cached like a probe's counts.
+   */
+  async typeShare(projectId: string, dataset: string, types: readonly string[]): Promise<number> {
+    const row = await this.probe(buildTypeShareSql(this.db.dialect, projectId, dataset, types));
+    const all = Number(row?.['c1'] ?? 0);
+    return all === 0 ? 0 : Number(row?.['c0'] ?? 0) / all;
   }
 
   /** A probe's counts: from the last PROBE_TTL_MS if the same probe ran then, else from the database. */

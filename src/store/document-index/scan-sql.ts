@@ -21,6 +21,8 @@ export interface BuiltSql {
 
 type Driver =
   | { kind: 'documents' }
+  /** document_entries in id order, the rows of a `shape` conjunct's hashes kept (chosen by the caller only). */
+  | { kind: 'entries' }
   | { kind: 'values'; path: string; low?: Bound; high?: Bound }
   | { kind: 'references'; ids: readonly string[] };
 
@@ -194,6 +196,9 @@ function chooseDriver(query: DocumentQuery, parts: DocumentCondition[]): { drive
       bestRank = rank;
     }
   });
+  // A shape conjunct drives only when the caller asks: walking the entries table pays when most of
+  // its rows have those shapes, which only the caller can tell (ScanExecution, by the type's share).
+  if (query.driver !== undefined && parts[query.driver]?.kind === 'shape') return { driver: { kind: 'entries' }, rest: parts };
   if (query.driver !== undefined) {
     best = query.driver;
     bestRank = query.driver < 0 ? Number.POSITIVE_INFINITY : 0;
@@ -242,12 +247,16 @@ export function buildQuerySql(dialect: Dialect, projectId: string, dataset: stri
   const fromDriver = (path: string) => driver.kind === 'values' && driver.path === path;
   const joinsDocuments =
     driver.kind === 'documents' || select.kind === 'content' || (select.kind === 'values' && select.type) || rest.some(readsDocumentRow);
-  b.row = joinsDocuments ? 'd' : 'x';
+  const entriesDriven = driver.kind === 'entries';
+  // The alias of the driving table's rows, which the other tables join by key.
+  const driving = entriesDriven ? 'e' : 'x';
+  b.row = entriesDriven ? 'e' : joinsDocuments ? 'd' : 'x';
   const order = query.order;
   const valueOrder = order.kind === 'value';
   // The values the order reads: the driver's own when it walks that path, else the entries row's.
   const sortedByDriver = valueOrder && driver.kind === 'values' && driver.path === order.path;
-  const joinsEntries = (select.kind === 'values' && select.paths.some((path) => !fromDriver(path))) || (valueOrder && !sortedByDriver) || rest.some(readsEntries);
+  const joinsEntries =
+    !entriesDriven && ((select.kind === 'values' && select.paths.some((path) => !fromDriver(path))) || (valueOrder && !sortedByDriver) || rest.some(readsEntries));
   const sortColumn = valueOrder ? (sortedByDriver ? 'x.value' : 'sort_value') : '';
   const direction = order.descending ? ' DESC' : '';
   // A driver that yields one key's rows in id order (a referenced id, an equal value) is walked in
@@ -275,6 +284,9 @@ export function buildQuerySql(dialect: Dialect, projectId: string, dataset: stri
     case 'documents':
       from = 'documents d';
       break;
+    case 'entries':
+      from = 'document_entries e';
+      break;
     case 'values':
       from = 'document_values x';
       break;
@@ -301,6 +313,9 @@ export function buildQuerySql(dialect: Dialect, projectId: string, dataset: stri
     case 'documents':
       where.push(`d.project_id = ${b.param(projectId)}`, `d.dataset = ${b.param(dataset)}`);
       break;
+    case 'entries':
+      where.push(`e.project_id = ${b.param(projectId)}`, `e.dataset = ${b.param(dataset)}`);
+      break;
     case 'values':
       where.push(`x.project_id = ${b.param(projectId)}`, `x.dataset = ${b.param(dataset)}`, `x.path = ${b.param(driver.path)}`);
       if (driver.low || driver.high) where.push(b.bounds('x.value', driver.low, driver.high));
@@ -309,7 +324,7 @@ export function buildQuerySql(dialect: Dialect, projectId: string, dataset: stri
       if (driver.ids.length === 1) where.push(`x.project_id = ${b.param(projectId)}`, `x.dataset = ${b.param(dataset)}`, `x.target_id = ${b.param(driver.ids[0]!)}`);
       break;
   }
-  if (driver.kind !== 'documents' && joinsDocuments) where.push('d.project_id = x.project_id', 'd.dataset = x.dataset', 'd.id = x.id');
+  if (driver.kind !== 'documents' && joinsDocuments) where.push(`d.project_id = ${driving}.project_id`, `d.dataset = ${driving}.dataset`, `d.id = ${driving}.id`);
   if (joinsEntries && !entriesByKey) where.push(`e.project_id = ${b.row}.project_id`, `e.dataset = ${b.row}.dataset`, `e.id = ${b.row}.id`);
   // A value order leaves out the documents without a value at its path.
   if (valueOrder && !sortedByDriver) where.push(`${b.valueAt(order.path)} IS NOT NULL`);
@@ -341,6 +356,14 @@ function windowThenContent(dialect: Dialect, projectId: string, dataset: string,
     'SELECT d.id AS id, d.type AS type, d.content AS content, w.sort_value AS sort_value ' +
     `FROM (${ids.sql}) w CROSS JOIN documents d WHERE d.project_id = ${b.param(projectId)} AND d.dataset = ${b.param(dataset)} AND d.id = w.id ORDER BY ${orderBy}`;
   return { sql, params: b.params, orderBy, resultOrder: ids.resultOrder, columns: ['id', 'type', 'content', 'sort_value'] };
+}
+
+/** Two counts: the documents of these types (c0) and all documents (c1) of a dataset. */
+export function buildTypeShareSql(dialect: Dialect, projectId: string, dataset: string, types: readonly string[]): BuiltSql {
+  const b = new Builder(dialect);
+  const ofTypes = `SELECT COUNT(*) FROM documents d WHERE d.project_id = ${b.param(projectId)} AND d.dataset = ${b.param(dataset)} AND d.type IN (${b.list(types)})`;
+  const all = `SELECT COUNT(*) FROM documents d WHERE d.project_id = ${b.param(projectId)} AND d.dataset = ${b.param(dataset)}`;
+  return { sql: `SELECT (${ofTypes}) AS c0, (${all}) AS c1`, params: b.params, orderBy: '', resultOrder: '', columns: ['c0', 'c1'] };
 }
 
 /** Conjuncts whose selectivity a probe can tell apart (the others drive by their nature). */
