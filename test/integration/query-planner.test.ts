@@ -218,8 +218,13 @@ describe(`query planner on the store (${testEngine})`, () => {
   });
 
   it('scans the values of a type that is most of the dataset by walking the entries table', async () => {
-    const lines = Array.from({ length: 2300 }, (_, i) => ({ _id: `x${String(i).padStart(5, '0')}`, _type: i % 2 ? 'minor' : 'major', n: i, ...(i % 20 === 0 ? {} : { label: `l${i}` }) }));
-    lines.push({ _id: 'y00000', _type: 'major', n: 9999, label: { text: 'an object' } } as (typeof lines)[number]);
+    const lines: { _id: string; _type: string; n: number; label?: unknown }[] = Array.from({ length: 2300 }, (_, i) => ({
+      _id: `x${String(i).padStart(5, '0')}`,
+      _type: i % 2 ? 'minor' : 'major',
+      n: i,
+      ...(i % 20 === 0 ? {} : { label: `l${i}` }),
+    }));
+    lines.push({ _id: 'y00000', _type: 'major', n: 9999, label: { text: 'an object' } });
     ok(
       await app.request('POST', '/api/v1/data/import/mixed', {
         token: admin,

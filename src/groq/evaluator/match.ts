@@ -1,6 +1,7 @@
 // The `match` operator: full-text matching of tokens against patterns with `*` wildcards, case
 // insensitive. Text is split into tokens at punctuation and whitespace (dots only at word edges,
 // so "ding.dong" stays one token); every pattern term must match some token.
+import { escapeRegExp } from './values.ts';
 
 const TOKEN = /[^!@#$%^&*(),\\/?";:{}|[\]+<>\s-]+/g;
 const TERM = /[^!@#$%^&(),\\/?";:{}|[\]+<>\s-]+/g;
@@ -11,16 +12,28 @@ function tokenize(text: string): string[] {
   return text.replace(EDGE_DOTS, '').match(TOKEN) ?? [];
 }
 
-function termRegex(term: string): RegExp {
-  const source = term.slice(0, MAX_TERM_LENGTH).replace(/\./g, '\\.').replace(/\*/g, '.*');
-  return new RegExp(`^${source}$`, 'i');
+interface Term {
+  /** The whole token, `*` for any characters. */
+  token: RegExp;
+  /**
+   * Its literal parts, each of which a matching token contains, found anywhere in a text with the
+   * same case-insensitive comparison: a text lacking one cannot match, without being tokenized.
+   */
+  parts: RegExp[];
 }
 
-/** The pattern terms as regular expressions; null unless the pattern is a string or an array of strings. */
-function patternTerms(pattern: unknown): RegExp[] | null {
+function term(text: string): Term {
+  const literal = text.slice(0, MAX_TERM_LENGTH);
+  const source = literal.replace(/\./g, '\\.').replace(/\*/g, '.*');
+  const parts = literal.split('*').filter((part) => part !== '');
+  return { token: new RegExp(`^${source}$`, 'i'), parts: parts.map((part) => new RegExp(escapeRegExp(part), 'i')) };
+}
+
+/** The pattern terms; null unless the pattern is a string or an array of strings. */
+function patternTerms(pattern: unknown): Term[] | null {
   if (typeof pattern === 'string') return cachedTerms(pattern);
   if (!Array.isArray(pattern)) return null;
-  const terms: RegExp[] = [];
+  const terms: Term[] = [];
   for (const part of pattern) {
     if (typeof part !== 'string') return null;
     terms.push(...cachedTerms(part));
@@ -29,11 +42,11 @@ function patternTerms(pattern: unknown): RegExp[] | null {
 }
 
 // Filters apply one constant pattern to every document: remember the last few.
-const termCache = new Map<string, RegExp[]>();
-function cachedTerms(pattern: string): RegExp[] {
+const termCache = new Map<string, Term[]>();
+function cachedTerms(pattern: string): Term[] {
   let terms = termCache.get(pattern);
   if (!terms) {
-    terms = (pattern.replace(EDGE_DOTS, '').match(TERM) ?? []).map(termRegex);
+    terms = (pattern.replace(EDGE_DOTS, '').match(TERM) ?? []).map(term);
     if (termCache.size >= 64) termCache.clear();
     termCache.set(pattern, terms);
   }
@@ -52,9 +65,14 @@ function textTokens(text: unknown): string[] {
 export function matches(text: unknown, pattern: unknown): boolean {
   const terms = patternTerms(pattern);
   if (!terms || terms.length === 0) return false;
+  // Most texts of a filter do not match, and lack some term's literal part: no tokens needed.
+  if (typeof text === 'string') {
+    const stripped = text.replace(EDGE_DOTS, '');
+    if (!terms.every((t) => t.parts.every((part) => part.test(stripped)))) return false;
+  }
   const tokens = textTokens(text);
   if (tokens.length === 0) return false;
-  return terms.every((term) => tokens.some((token) => term.test(token)));
+  return terms.every((t) => tokens.some((token) => t.token.test(token)));
 }
 
 /** BM25-style relevance of `text match pattern`, used by score(): more matching tokens, higher score. */
@@ -67,7 +85,7 @@ export function matchScore(text: unknown, pattern: unknown): number {
   let score = 0;
   for (const term of terms) {
     let frequency = 0;
-    for (const token of tokens) if (term.test(token)) frequency++;
+    for (const token of tokens) if (term.token.test(token)) frequency++;
     score += (frequency * (k + 1)) / (frequency + k);
   }
   return score;
