@@ -134,6 +134,16 @@ describe(`query planner on the store (${testEngine})`, () => {
     const planned = await explain('*[_type == "post"] | order(rank desc)[0...3]._id', undefined, 'imported');
     expect(planned.result).toEqual(['i29', 'i28', 'i26']);
     expect(planned.plan!.scans[0]).toMatchObject({ index: { constraints: ['_type == "post"'], order: 'rank desc', window: '[0...3]' }, candidates: 3 });
+    // A lookup of one document is one statement: read whole, without reading the shapes first.
+    const lookup = await explain('*[_type == "post" && rank == 28][0]{_id, rank}', undefined, 'imported');
+    expect(lookup.result).toEqual({ _id: 'i28', rank: 28 });
+    expect(lookup.plan!.statements).toBe(1);
+    const two = await explain('*[_type == "post" && rank >= 28][0...2]{_id, rank}', undefined, 'imported');
+    expect(two.result).toEqual([
+      { _id: 'i28', rank: 28 },
+      { _id: 'i29', rank: 29 },
+    ]);
+    expect(two.plan!.statements).toBe(2);
   });
 
   it('explains what the index answered and what the evaluator did', async () => {

@@ -28,6 +28,8 @@ export interface DatasetShapes {
 export interface ScanContext {
   batcher: IndexBatcher;
   shapes(): Promise<DatasetShapes>;
+  /** Whether the shapes were asked for already in this query. */
+  shapesRead(): boolean;
   /** The share of the dataset's documents that are of these types. */
   typeShare(types: readonly string[]): Promise<number>;
 }
@@ -106,11 +108,15 @@ export class ScanExecution {
       if (own === null) fields = null;
       else fields.push(...own);
     });
-    const shapes = fields === null ? undefined : await context.shapes();
+    const exact = request.complete && applied.every(Boolean);
+    // One document (`[0]`: a lookup) is read whole rather than after a statement that reads the
+    // dataset's shapes (a round trip on PostgreSQL); shapes an earlier scan of the query read are used.
+    const single = exact && request.window !== null && request.window.end - request.window.start <= 1 && !ordersByValue(request) && !context.shapesRead();
+    const shapes = fields === null || single ? undefined : await context.shapes();
     // Shapes already read cost nothing more; a query reading whole documents does not read them for this.
-    if (shapes) this.typesAt = typesAt(where, this.request.order?.[0]?.path, shapes.byHash);
-    const nonScalarPaths = shapes?.nonScalarPaths ?? new Set<string>();
-    return { where, applied, exact: request.complete && applied.every(Boolean), select: selection(fields, nonScalarPaths) };
+    if (shapes) this.typesAt = typesAt(where, request.order?.[0]?.path, shapes.byHash);
+    if (!shapes) return { where, applied, exact, select: { kind: 'content' } };
+    return { where, applied, exact, select: selection(fields, shapes.nonScalarPaths) };
   }
 
   private async count(where: DocumentCondition, applied: boolean[]): Promise<ScanAnswer> {
@@ -293,6 +299,11 @@ function isNone(condition: DocumentCondition): boolean {
   if (condition.kind === 'none') return true;
   if (condition.kind === 'shape') return condition.hashes.length === 0;
   return condition.kind === 'and' && condition.conditions.some(isNone);
+}
+
+/** Whether the request orders by anything but ids (a window then reads the shapes anyway). */
+function ordersByValue(request: ScanRequest): boolean {
+  return (request.order ?? []).some((term) => !isIdTerm(term.path));
 }
 
 function isIdTerm(path: FieldPath): boolean {

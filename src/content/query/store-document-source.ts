@@ -37,9 +37,9 @@ export class StoreDocumentSource implements DocumentSource {
     this.batcher = new IndexBatcher(store, projectId, dataset);
   }
 
-  /** Statements sent to the database so far. */
+  /** Statements sent to the database so far (the shapes are read once at most). */
   get statements(): number {
-    return this.batcher.statements;
+    return this.batcher.statements + (this.shapes ? 1 : 0);
   }
 
   documents(): readonly unknown[] | typeof PENDING {
@@ -100,6 +100,7 @@ export class StoreDocumentSource implements DocumentSource {
     return {
       batcher: this.batcher,
       typeShare: (types) => this.store.documentIndex.typeShare(this.projectId, this.dataset, types),
+      shapesRead: () => this.shapes !== undefined,
       shapes: () =>
         (this.shapes ??= this.store.documentIndex.shapes(this.projectId, this.dataset).then((shapes) => {
           const nonScalarPaths = new Set<string>();
