@@ -283,7 +283,7 @@ export class ScanExecution {
 function typesAt(where: DocumentCondition, orderPath: FieldPath | undefined, shapes: ReadonlyMap<string, ShapeInfo>): Map<string, string[]> | undefined {
   if (!typesOf(where)) return undefined;
   const paths = new Set<string>();
-  for (const part of where.kind === 'and' ? where.conditions : [where]) if (part.kind === 'value') paths.add(part.path);
+  for (const part of conjuncts(where)) if (part.kind === 'value') paths.add(part.path);
   if (orderPath && isIndexedPath(orderPath)) paths.add(orderPath.join('.'));
   if (paths.size === 0) return undefined;
   const found = new Map<string, string[]>();
