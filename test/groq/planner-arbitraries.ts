@@ -87,6 +87,8 @@ export const plannerQuery: fc.Arbitrary<string> = fc.oneof(
   fc.tuple(plannerPredicate, plannerPredicate).map(([p, q]) => `*[${p}][${q}]._id`),
   fc.tuple(plannerPredicate, slice).map(([p, s]) => `*[_type == "author" || ${p}]{_id, "posts": *[references(^._id)]${s}{_id, n}, "c": count(*[ref._ref == ^._id && ${p}])}`),
   fc.tuple(plannerPredicate, orderTerm).map(([p, [t, d]]) => `*[${p}]{_id, "top": *[_type == ^._type && _id != ^._id] | order(${t}${d})[0...2]._id}`),
+  // Whole documents per subquery in a value's order: the window's ids, then their documents, batched.
+  fc.tuple(plannerPredicate, orderTerm).map(([p, [t, d]]) => `*[${p}]{_id, "top": *[_type == ^._type && _id != ^._id] | order(${t}${d})[0...2]}`),
   // Whole documents per subquery: on SQLite, rows of many subqueries come back in one JSON array.
   fc.tuple(plannerPredicate, slice).map(([p, s]) => `*[_type == "author" || ${p}]{_id, "posts": *[references(^._id)]${s}}`),
   plannerPredicate.map((p) => `{"a": *[${p}][0]._id, "b": count(*), "c": *[_id in *[${p}]._id]._id}`),
