@@ -8,8 +8,17 @@ const TERM = /[^!@#$%^&(),\\/?";:{}|[\]+<>\s-]+/g;
 const EDGE_DOTS = /\b\.+|\.+\b/g;
 const MAX_TERM_LENGTH = 1024;
 
+/** A text with the dots at word edges removed: tokens are cut from this. */
+function stripDots(text: string): string {
+  return text.replace(EDGE_DOTS, '');
+}
+
+function tokensOf(stripped: string): string[] {
+  return stripped.match(TOKEN) ?? [];
+}
+
 function tokenize(text: string): string[] {
-  return text.replace(EDGE_DOTS, '').match(TOKEN) ?? [];
+  return tokensOf(stripDots(text));
 }
 
 interface Term {
@@ -46,7 +55,7 @@ const termCache = new Map<string, Term[]>();
 function cachedTerms(pattern: string): Term[] {
   let terms = termCache.get(pattern);
   if (!terms) {
-    terms = (pattern.replace(EDGE_DOTS, '').match(TERM) ?? []).map(term);
+    terms = (stripDots(pattern).match(TERM) ?? []).map(term);
     if (termCache.size >= 64) termCache.clear();
     termCache.set(pattern, terms);
   }
@@ -65,12 +74,15 @@ function textTokens(text: unknown): string[] {
 export function matches(text: unknown, pattern: unknown): boolean {
   const terms = patternTerms(pattern);
   if (!terms || terms.length === 0) return false;
-  // Most texts of a filter do not match, and lack some term's literal part: no tokens needed.
+  let tokens: string[];
   if (typeof text === 'string') {
-    const stripped = text.replace(EDGE_DOTS, '');
+    // Most texts of a filter do not match, and lack some term's literal part: no tokens needed.
+    const stripped = stripDots(text);
     if (!terms.every((t) => t.parts.every((part) => part.test(stripped)))) return false;
+    tokens = tokensOf(stripped);
+  } else {
+    tokens = textTokens(text);
   }
-  const tokens = textTokens(text);
   if (tokens.length === 0) return false;
   return terms.every((t) => tokens.some((token) => t.token.test(token)));
 }
