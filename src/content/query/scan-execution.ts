@@ -30,6 +30,8 @@ export interface ScanContext {
   shapes(): Promise<DatasetShapes>;
   /** Whether the shapes were asked for already in this query. */
   shapesRead(): boolean;
+  /** Whether the database reads beside this thread, so that a page read ahead overlaps the evaluator's work. */
+  readAhead: boolean;
   /** The share of the dataset's documents that are of these types. */
   typeShare(types: readonly string[]): Promise<number>;
 }
@@ -140,7 +142,9 @@ export class ScanExecution {
    * The candidates a page at a time, in id order (the next page starts after the last id), each
    * page one statement. Pages of whole documents are smaller than pages assembled from a few
    * values; a query's first page is the size of a page of whole documents, so that a small result
-   * is one statement of a small page.
+   * is one statement of a small page. Where the database reads beside this thread (PostgreSQL),
+   * the next page is asked for before this one is handed out, and read while the evaluator works
+   * on this one (memory then holds two pages).
    */
   async *pages(sizes: { documents: number; values: number }): AsyncGenerator<ScanAnswer> {
     const prepared = await this.prepare();
@@ -151,17 +155,31 @@ export class ScanExecution {
       return;
     }
     const byId: DocumentQuery['order'] = { kind: 'id', descending: false };
-    let last: string | null = null;
     let driver: number | undefined;
-    for (let first = true; ; first = false) {
-      const limit = first || select.kind === 'content' ? sizes.documents : sizes.values;
+    const page = (last: string | null, limit: number) => {
       const after: DocumentCondition = last === null ? where : and([where, { kind: 'idRange', low: { value: last, inclusive: false } }]);
-      const rows = await this.rows({ where: after, order: byId, offset: 0, limit, select, ...(driver === undefined ? {} : { driver }) });
-      yield { documents: await this.documents(rows, select), applied, windowed: false };
-      if (rows.length < limit) return;
-      last = rows[rows.length - 1]!.id;
+      return this.rows({ where: after, order: byId, offset: 0, limit, select, ...(driver === undefined ? {} : { driver }) });
+    };
+    const pageSize = select.kind === 'content' ? sizes.documents : sizes.values;
+    let limit = sizes.documents;
+    let next: Promise<DocumentRow[]> | null = page(null, limit);
+    for (let first = true; next; first = false) {
+      const rows = await next;
+      next = null;
+      const last = rows.length === limit ? rows[rows.length - 1]!.id : null;
       // A first page full: a long scan, which may walk the entries table instead.
-      if (first) ({ where, driver } = (await this.byEntries(where, select)) ?? { where, driver });
+      if (first && last !== null) ({ where, driver } = (await this.byEntries(where, select)) ?? { where, driver });
+      limit = pageSize;
+      if (last !== null && this.context.readAhead) {
+        next = page(last, limit);
+        // It may fail while this page is out: handled here, it still throws where it is awaited.
+        next.catch(() => undefined);
+        // The statement leaves on a later tick (the batch, the pool's hand-out of a client): let it
+        // go before the evaluator takes the thread for this page.
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+      yield { documents: await this.documents(rows, select), applied, windowed: false };
+      if (last !== null && !next) next = page(last, limit);
     }
   }
 

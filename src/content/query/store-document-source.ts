@@ -99,6 +99,7 @@ export class StoreDocumentSource implements DocumentSource {
   private context(): ScanContext {
     return {
       batcher: this.batcher,
+      readAhead: this.store.documentIndex.readsBesideThread,
       typeShare: (types) => this.store.documentIndex.typeShare(this.projectId, this.dataset, types),
       shapesRead: () => this.shapes !== undefined,
       shapes: () =>

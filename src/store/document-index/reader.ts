@@ -34,9 +34,15 @@ interface RawRow {
 export class DocumentIndexReader {
   private readonly db: SqlExecutor;
   private readonly probes: LRUCache<string, Record<string, number>>;
+  /**
+   * Whether statements run beside the JavaScript thread (PostgreSQL's server) rather than on it
+   * (SQLite, in process): only then does a statement sent ahead overlap other work.
+   */
+  readonly readsBesideThread: boolean;
 
   constructor(db: SqlExecutor, now: () => number = performance.now.bind(performance)) {
     this.db = db;
+    this.readsBesideThread = db.dialect === 'postgres';
     this.probes = new LRUCache({ max: PROBES_KEPT, ttl: PROBE_TTL_MS, ttlResolution: 0, perf: { now } });
   }
 

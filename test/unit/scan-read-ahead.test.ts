@@ -1,0 +1,124 @@
+// A long scan's pages: where the database reads beside the thread (PostgreSQL), the next page is
+// asked for before the current one is handed out, so that it is read while the evaluator works;
+// where it reads on the thread (SQLite), only once the evaluator asks for it. A page read ahead
+// that fails is reported where it is awaited, never as an unhandled rejection. On a real SQLite
+// file (the read-ahead itself does not depend on the engine; the context says whether to do it).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ScanRequest } from '../../src/groq/index.ts';
+import { openStore, type Store } from '../../src/store/index.ts';
+import type { DocumentQuery, DocumentQueryResult } from '../../src/store/document-index/document-query.ts';
+import { ConditionTranslator } from '../../src/content/query/constraint-conditions.ts';
+import { IndexBatcher } from '../../src/content/query/index-batcher.ts';
+import { ScanExecution, type ScanContext } from '../../src/content/query/scan-execution.ts';
+
+const NOW = '2026-01-01T00:00:00.000Z';
+const PAGE_SIZES = { documents: 10, values: 10 };
+
+/** `*[_type == "item"].n`, as the planner asks for it. */
+const REQUEST: ScanRequest = {
+  scan: 1,
+  constraints: [{ kind: 'compare', path: ['_type'], op: '==', value: 'item' }],
+  constraintFields: [[['_type']]],
+  complete: true,
+  order: null,
+  window: null,
+  count: false,
+  fields: [['n']],
+};
+
+/** The real batcher, recording each query as it is asked, and failing the `failAt`th if given. */
+class RecordingBatcher extends IndexBatcher {
+  readonly asked: DocumentQuery[] = [];
+  failAt: number | null = null;
+
+  override query(query: DocumentQuery): Promise<DocumentQueryResult> {
+    this.asked.push(query);
+    if (this.asked.length === this.failAt) return Promise.reject(new Error('the database went away'));
+    return super.query(query);
+  }
+}
+
+describe('pages of a long scan', () => {
+  let dir: string;
+  let store: Store;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'cms-read-ahead-'));
+    store = openStore(`sqlite:${join(dir, 'content.db')}`);
+    await store.migrate();
+    await store.projects.insert({ id: 'p', name: 'P', slug: 'p', datasets: ['production'], locales: null, createdAt: NOW, updatedAt: NOW });
+    const documents = Array.from({ length: 25 }, (_, i) => ({ _id: `item-${String(i).padStart(2, '0')}`, _type: 'item', n: i, _rev: 'r', _createdAt: NOW, _updatedAt: NOW }));
+    await store.transaction((tx) => tx.documents.putMany('p', 'production', documents));
+  });
+
+  afterAll(async () => {
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  function execution(readAhead: boolean): { pages: AsyncGenerator<{ documents?: readonly unknown[] }>; batcher: RecordingBatcher } {
+    const batcher = new RecordingBatcher(store, 'p', 'production');
+    const context: ScanContext = {
+      batcher,
+      readAhead,
+      shapesRead: () => true,
+      typeShare: (types) => store.documentIndex.typeShare('p', 'production', types),
+      shapes: async () => {
+        const shapes = await store.documentIndex.shapes('p', 'production');
+        return { translator: new ConditionTranslator(shapes), byHash: new Map(shapes.map((shape) => [shape.hash, shape])), nonScalarPaths: new Set() };
+      },
+    };
+    return { pages: new ScanExecution(REQUEST, context).pages(PAGE_SIZES), batcher };
+  }
+
+  const numbers = (page: { documents?: readonly unknown[] }) => (page.documents ?? []).map((document) => (document as { n: number }).n);
+
+  it('asks for the next page before handing out this one, where the database reads beside the thread', async () => {
+    const { pages, batcher } = execution(true);
+    const first = await pages.next();
+    expect(numbers(first.value!)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(batcher.asked).toHaveLength(2);
+    const rest: number[] = [];
+    for await (const page of pages) rest.push(...numbers(page));
+    expect(rest).toEqual(Array.from({ length: 15 }, (_, i) => i + 10));
+    // Pages of 10: the third, of 5, is the last; nothing is asked after it.
+    expect(batcher.asked).toHaveLength(3);
+  });
+
+  it('asks for the next page only when it is wanted, where the database reads on the thread', async () => {
+    const { pages, batcher } = execution(false);
+    const first = await pages.next();
+    expect(numbers(first.value!)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(batcher.asked).toHaveLength(1);
+    const rest: number[] = [];
+    for await (const page of pages) rest.push(...numbers(page));
+    expect(rest).toEqual(Array.from({ length: 15 }, (_, i) => i + 10));
+    expect(batcher.asked).toHaveLength(3);
+  });
+
+  it('reports a page read ahead that failed where it is awaited, and nowhere when it is not', async () => {
+    const unhandled: unknown[] = [];
+    const record = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', record);
+    try {
+      const failing = execution(true);
+      failing.batcher.failAt = 2;
+      expect(numbers((await failing.pages.next()).value!)).toHaveLength(10);
+      // The evaluator works on the first page while the second fails.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      await expect(failing.pages.next()).rejects.toThrow('the database went away');
+
+      const abandoned = execution(true);
+      abandoned.batcher.failAt = 2;
+      await abandoned.pages.next();
+      await abandoned.pages.return(undefined);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', record);
+    }
+  });
+});
