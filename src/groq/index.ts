@@ -24,6 +24,7 @@ export type { Constraint, FieldPath, ScanAnswer, ScanRequest } from './planner/s
 export { requestKey } from './planner/request-key.ts';
 export type { QueryOutput } from './evaluator/run-query.ts';
 export { readPath } from './planner/constraints.ts';
+export { matchLiterals } from './evaluator/match.ts';
 
 export type EvaluateOptions = {
   /** The documents of `*`, when no `source` is given. */

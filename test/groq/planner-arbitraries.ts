@@ -5,7 +5,9 @@
 import fc from 'fast-check';
 
 const LONG = 'x'.repeat(170);
-const STRINGS = ['a', 'b', 'B', 'alpha', 'beta', '', 'é', '\u{1F600}', '\uE000', 'a\uFFFF', `${LONG}a`, `${LONG}b`, 'post', 'author', 'd1', 'drafts.d1'];
+// Texts for `match` too: dots inside and at word edges, case, letters whose upper case is ASCII
+// (U+017F) or that fold only with the `u` flag (the Kelvin sign), text past what the index holds.
+const STRINGS = ['a', 'b', 'B', 'alpha', 'beta', '', 'é', '\u{1F600}', '\uE000', 'a\uFFFF', `${LONG}a`, `${LONG}b`, 'post', 'author', 'd1', 'drafts.d1', 'Alpha.Beta', 'cof.fee', 'CAFÉ bar.', '\u017Ftop \u212Aelvin'];
 const string = fc.constantFrom(...STRINGS);
 const number = fc.oneof(fc.integer({ min: -3, max: 3 }), fc.constantFrom(-0, 0.5, -1.5, 1e21, 2 ** 53 + 2, -1e-7));
 const scalar = fc.oneof(string, number, fc.boolean(), fc.constant(null));
@@ -63,7 +65,13 @@ export const plannerPredicate: fc.Arbitrary<string> = fc.letrec<{ p: string }>((
     fc.constantFrom('references("d1")', 'references(["d2", "d6"])', 'references($ids)', 'references("missing")', 'references([])', '_type == $t', '_id in $ids', '!(_id in path("drafts.**"))'),
     tie('p').map((a) => `!(${a})`),
     fc.tuple(tie('p'), fc.constantFrom('&&', '||'), tie('p')).map(([a, o, b]) => `(${a} ${o} ${b})`),
-    fc.constantFrom('s match "a*"', 'count(refs) > 0', 'length(s) > 1', '@.n == ^.n'),
+    fc
+      .tuple(
+        fc.constantFrom('s', 'obj.s', 'tags', 'n', 'missing', 'obj', '_type', '@["dotted.key"]'),
+        fc.constantFrom('"a*"', '"alpha"', '"ALP*"', '"*"', '"be*ta"', '"é"', '"É"', '"café"', '"drafts.d1"', '"x*b"', '"coffee"', '"stop"', '"kelvin"', '"beta.alpha"', '["a", "b"]', '$s', '1', '""'),
+      )
+      .map(([a, pattern]) => `${a} match ${pattern}`),
+    fc.constantFrom('count(refs) > 0', 'length(s) > 1', '@.n == ^.n'),
   ),
 })).p;
 

@@ -68,7 +68,7 @@ describe(`query planner on the store (${testEngine})`, () => {
   beforeAll(async () => {
     app = await startTestApp();
     admin = await app.login();
-    project = await createProject(app, admin, ['production', 'imported', 'big', 'events', 'mixed']);
+    project = await createProject(app, admin, ['production', 'imported', 'big', 'events', 'mixed', 'search']);
   });
   afterAll(async () => app.close());
 
@@ -268,6 +268,63 @@ describe(`query planner on the store (${testEngine})`, () => {
     const ids = await explain('*[_type == "major"]._id', undefined, 'mixed');
     expect((ids.result as unknown[]).length).toBe(1151);
     expect(sqlOf(ids).every((sql) => !/document_entries/.test(sql))).toBe(true);
+  });
+
+  it('narrows `match` by the text its pattern needs, and finds every document that matches', async () => {
+    // Texts on the edges of the comparison (dots removed at word edges, case, letters whose upper
+    // case is ASCII, text past what the index holds, arrays of strings), before and after more
+    // posts than a first page, so that both the type's index and the entries walk narrow.
+    const edges: Record<string, unknown>[] = [
+      { title: 'cof.fee time' },
+      { title: 'Coffee' },
+      { title: 'COFFEE.' },
+      { title: 'decaf' },
+      { title: `${'x'.repeat(170)} coffee` },
+      { title: '\u017Ftop \u212Aelvin' },
+      { title: 'CAFÉ bar' },
+      { title: 'café' },
+      { title: ['morning coffee', 'tea'] },
+      { title: 42 },
+      { title: { en: 'coffee' } },
+      {},
+    ];
+    const documents = [
+      ...edges.map((doc, i) => ({ _id: `a${String(i).padStart(2, '0')}`, _type: 'post', ...doc })),
+      ...Array.from({ length: 1200 }, (_, i) => ({ _id: `m${String(i).padStart(5, '0')}`, _type: 'post', title: `filler ${i}` })),
+      ...edges.map((doc, i) => ({ _id: `z${String(i).padStart(2, '0')}`, _type: 'post', ...doc })),
+      { _id: 'other', _type: 'page', title: 'coffee' },
+    ];
+    ok(
+      await app.request('POST', '/api/v1/data/import/search', {
+        token: admin,
+        headers: { 'x-project': project.slug, 'content-type': 'application/x-ndjson' },
+        rawBody: documents.map((doc) => JSON.stringify(doc)).join('\n'),
+      }),
+    );
+    const stored = JSON.parse(JSON.stringify(documents)) as Record<string, unknown>[];
+    const queries = [
+      '*[_type == "post" && title match "coffee"]._id',
+      '*[_type == "post" && title match $q]._id',
+      '*[_type == "post" && title match "café"]._id',
+      '*[_type == "post" && title match "stop"]._id',
+      '*[_type == "post" && title match "kelvin"]._id',
+      '*[_type == "post" && title match ["cof*", "time"]]._id',
+      '*[_type == "post" && title match "x*"]._id',
+      'count(*[_type == "post" && (title match "decaf" || title match "coffee")])',
+      '*[title match "coffee" && !(_type == "post")]._id',
+      '*[_type == "post" && title match 1]._id',
+    ];
+    for (const text of queries) {
+      const expected = await evaluate(text, { dataset: stored, params: { q: 'COFFEE' }, planner: false });
+      expect({ text, result: await result(text, { q: 'COFFEE' }, 'search') }).toEqual({ text, result: expected });
+    }
+    // The index lets through the texts holding "coffee" and those it cannot tell (a long text, an
+    // array): the evaluator checks each, and finds the filler none of them.
+    const narrowed = await explain('*[_type == "post" && title match "coffee"]._id', undefined, 'search');
+    expect(narrowed.plan!.scans[0]).toMatchObject({ index: { constraints: ['_type == "post"'] }, evaluator: { filter: ['title match "coffee"'] } });
+    // Of each twelve edge cases: the three texts holding "coffee", the long text and the array.
+    expect(narrowed.plan!.scans[0]!.candidates).toBe(10);
+    expect(narrowed.plan!.scans[0]!.sql.join('\n')).toMatch(/(instr|strpos)\(lower\(replace/);
   });
 
   it('plans the published perspective: drafts left out by the index', async () => {

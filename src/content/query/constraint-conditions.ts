@@ -2,7 +2,7 @@
 // index. Each constraint gives two conditions, the documents for which it is true and those for
 // which it is false, so that `!`, `&&` and `||` combine exactly as GROQ combines them. A constraint
 // the index cannot answer exactly gives null, and the evaluator evaluates it on the candidates.
-import type { Constraint, FieldPath } from '../../groq/index.ts';
+import { matchLiterals, type Constraint, type FieldPath } from '../../groq/index.ts';
 import type { DocumentCondition } from '../../store/document-index/document-query.ts';
 import { isIndexedPath } from '../../store/document-index/entries.ts';
 import type { ShapeInfo } from '../../store/document-index/reader.ts';
@@ -50,6 +50,7 @@ function rankOf(value: unknown): [string, string] | null {
 export function needsShapes(constraint: Constraint): boolean {
   switch (constraint.kind) {
     case 'defined':
+    case 'match':
       return true;
     case 'compare':
       return constraint.op === '==' && constraint.value === null;
@@ -116,6 +117,8 @@ export class ConditionTranslator {
       }
       case 'match-path':
         return this.matchId(constraint.path, constraint.pattern);
+      case 'match':
+        return null;
       case 'range': {
         const above = this.compare(constraint.path, '>=', constraint.low);
         const below = this.compare(constraint.path, constraint.inclusive ? '<=' : '<', constraint.high);
@@ -127,6 +130,51 @@ export class ConditionTranslator {
         };
       }
     }
+  }
+
+  /**
+   * For a constraint translate() cannot answer exactly: a condition that every document for which
+   * it is true meets, or null. The evaluator still checks the constraint on what it lets through.
+   */
+  narrowing(constraint: Constraint): DocumentCondition | null {
+    switch (constraint.kind) {
+      case 'match':
+        return this.matching(constraint.path, constraint.pattern);
+      case 'and': {
+        const parts = constraint.operands.map((operand) => this.superset(operand)).filter((part) => part !== null);
+        return parts.length > 0 ? and(parts) : null;
+      }
+      case 'or': {
+        const parts = constraint.operands.map((operand) => this.superset(operand));
+        return parts.every((part) => part !== null) ? or(parts) : null;
+      }
+      default:
+        return null;
+    }
+  }
+
+  /** The documents for which a constraint is true, or a superset of them; null: any document. */
+  private superset(constraint: Constraint): DocumentCondition | null {
+    return this.translate(constraint)?.whenTrue ?? this.narrowing(constraint);
+  }
+
+  /**
+   * `path match pattern`, true only for a string holding the pattern's literal text (its ASCII
+   * runs, which SQL compares as the operator does) or for an array of strings (shapes tell which
+   * documents have one there); false for every document when no text matches the pattern.
+   */
+  private matching(path: FieldPath, pattern: unknown): DocumentCondition | null {
+    const literals = matchLiterals(pattern);
+    if (literals === null) return NONE;
+    if (isColumn(path) || !isIndexedPath(path)) return null;
+    const texts = new Set<string>();
+    // A text's dots at word edges are removed before matching, and SQL removes all of them.
+    for (const literal of literals) for (const run of literal.replace(/\./g, '').match(/[\0-\x7f]+/g) ?? []) texts.add(run.toLowerCase());
+    if (texts.size === 0) return null;
+    const key = path.join('.');
+    const arrays = this.shapes.filter((shape) => shape.paths.get(key) === 'a').map((shape) => shape.hash);
+    const contains: DocumentCondition = { kind: 'contains', path: key, texts: [...texts] };
+    return arrays.length > 0 ? or([contains, { kind: 'shape', hashes: arrays }]) : contains;
   }
 
   private defined(path: FieldPath): Conditions | null {

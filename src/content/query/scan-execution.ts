@@ -36,6 +36,8 @@ export interface ScanContext {
   typeShare(types: readonly string[]): Promise<number>;
 }
 
+const ALL: DocumentCondition = { kind: 'all' };
+
 /** Translates constraints that need no shapes. */
 const SHAPELESS = new ConditionTranslator([]);
 
@@ -102,7 +104,9 @@ export class ScanExecution {
     const translator = request.constraints.some(needsShapes) ? (await context.shapes()).translator : SHAPELESS;
     const translated = request.constraints.map((constraint) => translator.translate(constraint));
     const applied = translated.map((t) => t !== null);
-    const where = and(translated.flatMap((t) => (t ? [t.whenTrue] : [])));
+    // A constraint the index cannot apply exactly may still narrow the candidates it is checked on.
+    const narrowed = request.constraints.flatMap((constraint, i) => (applied[i] ? [] : [translator.narrowing(constraint) ?? ALL]));
+    const where = and([...translated.flatMap((t) => (t ? [t.whenTrue] : [])), ...narrowed]);
     // The evaluator reads what it asked for, and evaluates what was not applied.
     let fields: FieldPath[] | null = request.fields ? [...request.fields] : null;
     request.constraintFields.forEach((own, i) => {
@@ -196,7 +200,8 @@ export class ScanExecution {
     const parts = conjuncts(where);
     const typed = parts.filter((part) => part.kind === 'type');
     // Conditions an index answers better (ids, references, values) keep their plan.
-    if (typed.length !== 1 || !parts.every((part) => part.kind === 'type' || part.kind === 'not' || part.kind === 'or' || part.kind === 'shape')) return null;
+    const onTheRow = (part: DocumentCondition) => part.kind === 'type' || part.kind === 'not' || part.kind === 'or' || part.kind === 'shape' || part.kind === 'contains';
+    if (typed.length !== 1 || !parts.every(onTheRow)) return null;
     const types = (typed[0] as Extract<DocumentCondition, { kind: 'type' }>).types;
     if ((await this.context.typeShare(types)) < MIN_ENTRIES_SHARE) return null;
     const { byHash } = await this.context.shapes();

@@ -29,13 +29,15 @@ interface Term {
    * same case-insensitive comparison: a text lacking one cannot match, without being tokenized.
    */
   parts: RegExp[];
+  /** The same parts as text. */
+  literals: string[];
 }
 
 function term(text: string): Term {
   const literal = text.slice(0, MAX_TERM_LENGTH);
   const source = literal.replace(/\./g, '\\.').replace(/\*/g, '.*');
   const parts = literal.split('*').filter((part) => part !== '');
-  return { token: new RegExp(`^${source}$`, 'i'), parts: parts.map((part) => new RegExp(escapeRegExp(part), 'i')) };
+  return { token: new RegExp(`^${source}$`, 'i'), parts: parts.map((part) => new RegExp(escapeRegExp(part), 'i')), literals: parts };
 }
 
 /** The pattern terms; null unless the pattern is a string or an array of strings. */
@@ -60,6 +62,18 @@ function cachedTerms(pattern: string): Term[] {
     termCache.set(pattern, terms);
   }
   return terms;
+}
+
+/**
+ * What a string must contain to match the pattern: each of these texts, compared as a RegExp with
+ * the `i` flag and without `u` compares (so an ASCII character equals only itself in either case),
+ * in the string with the dots at word edges removed. Null when no text matches the pattern. An
+ * index narrows `path match pattern` by them; arrays of strings at the path match another way.
+ */
+export function matchLiterals(pattern: unknown): string[] | null {
+  const terms = patternTerms(pattern);
+  if (!terms || terms.length === 0) return null;
+  return terms.flatMap((t) => t.literals);
 }
 
 /** The tokens of a string, or of the strings in an array (other elements are ignored). */

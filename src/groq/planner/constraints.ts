@@ -52,6 +52,11 @@ export function compileTemplate(template: ConstraintTemplate, compile: (expr: Ex
       const path = template.path;
       return () => ({ kind: 'defined', path });
     }
+    case 'match': {
+      const value = compile(template.value);
+      const path = template.path;
+      return (scope) => ({ kind: 'match', path, pattern: value(scope) });
+    }
     case 'not': {
       const operand = compileTemplate(template.operand, compile);
       return (scope) => ({ kind: 'not', operand: operand(scope) });
@@ -100,6 +105,8 @@ export function evaluateConstraint(constraint: Constraint, document: unknown): b
       return constraint.ids.length > 0 && hasReference(document, new Set(constraint.ids));
     case 'defined':
       return readPath(document, constraint.path) !== null;
+    case 'match':
+      return OPERATORS.match(readPath(document, constraint.path), constraint.pattern) as boolean | null;
     case 'constant':
       return constraint.value;
     case 'not': {

@@ -57,9 +57,9 @@ export function constraintOf(node: ExprNode): ConstraintTemplate | null {
       return left && right && { kind: expr.type === 'And' ? 'and' : 'or', operands: [left, right] };
     }
     case 'OpCall': {
-      if (expr.op === 'in') {
+      if (expr.op === 'in' || expr.op === 'match') {
         const path = documentPath(unwrap(expr.left));
-        return path && isBound(expr.right) ? { kind: 'in', path, value: expr.right } : null;
+        return path && isBound(expr.right) ? { kind: expr.op, path, value: expr.right } : null;
       }
       if (expr.op !== '==' && expr.op !== '!=' && expr.op !== '<' && expr.op !== '<=' && expr.op !== '>' && expr.op !== '>=') return null;
       const op: ComparisonOperator = expr.op === '!=' ? '==' : expr.op;

@@ -16,6 +16,8 @@ export type ConstraintTemplate =
   | { kind: 'range'; path: FieldPath; low: ExprNode; high: ExprNode; inclusive: boolean }
   | { kind: 'references'; args: readonly ExprNode[] }
   | { kind: 'defined'; path: FieldPath }
+  /** `path match pattern`. */
+  | { kind: 'match'; path: FieldPath; value: ExprNode }
   | { kind: 'not'; operand: ConstraintTemplate }
   | { kind: 'and' | 'or'; operands: readonly ConstraintTemplate[] };
 
@@ -55,6 +57,8 @@ export type Constraint =
   | { kind: 'range'; path: FieldPath; low: unknown; high: unknown; inclusive: boolean }
   | { kind: 'references'; ids: readonly string[] }
   | { kind: 'defined'; path: FieldPath }
+  /** `path match pattern`: sources narrow by the pattern's literal text (see matchLiterals()). */
+  | { kind: 'match'; path: FieldPath; pattern: unknown }
   | { kind: 'constant'; value: boolean | null }
   | { kind: 'not'; operand: Constraint }
   | { kind: 'and' | 'or'; operands: readonly Constraint[] };

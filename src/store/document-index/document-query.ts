@@ -14,6 +14,12 @@ export type DocumentCondition =
   | { kind: 'references'; ids: readonly string[] }
   /** Documents with an indexed value at `path` within the bounds (both inclusive for equality). */
   | { kind: 'value'; path: string; low?: Bound; high?: Bound }
+  /**
+   * Documents whose string at `path` contains each of `texts` (lowercase ASCII, without dots) once
+   * its dots are removed and its ASCII letters lowered, and those whose string the index holds
+   * only the start of (values.ts). A superset, for narrowing a condition the evaluator checks.
+   */
+  | { kind: 'contains'; path: string; texts: readonly string[] }
   /** Documents of one of these shapes (see entries.ts). */
   | { kind: 'shape'; hashes: readonly string[] }
   | { kind: 'not'; condition: DocumentCondition }

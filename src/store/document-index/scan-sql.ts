@@ -6,6 +6,7 @@
 // window of values from the reference index reads no document row.
 import type { Dialect } from '../sql.ts';
 import type { Bound, DocumentCondition, DocumentQuery } from './document-query.ts';
+import { TRUNCATED } from './values.ts';
 
 export interface BuiltSql {
   sql: string;
@@ -74,6 +75,7 @@ function readsDocumentRow(condition: DocumentCondition): boolean {
 function readsEntries(condition: DocumentCondition): boolean {
   switch (condition.kind) {
     case 'value':
+    case 'contains':
     case 'shape':
       return true;
     case 'not':
@@ -155,6 +157,21 @@ class Builder {
     return `(${parts.join(' AND ')}) IS TRUE`;
   }
 
+  /**
+   * Whether the string at `path` contains each text, compared without dots and with ASCII letters
+   * lowered (SQLite's lower() and PostgreSQL's under the "C" collation lower ASCII only), or is
+   * held only in part: the mark of a string cut short is replaced by every text, so that one
+   * reading of the value answers both. Numbers and booleans, encoded as text too, may pass: this
+   * only narrows.
+   */
+  valueContains(path: string, texts: readonly string[]): string {
+    const position = this.dialect === 'postgres' ? 'strpos' : 'instr';
+    const all = texts.map(
+      (text) => `${position}(lower(replace(replace(${this.valueAt(path)}, ${this.param(TRUNCATED)}, ${this.param(texts.join(' '))}), '.', '')), ${this.param(text)}) > 0`,
+    );
+    return `(${all.join(' AND ')}) IS TRUE`;
+  }
+
   /** The condition as a predicate on the row. */
   predicate(condition: DocumentCondition): string {
     const row = this.row;
@@ -174,6 +191,8 @@ class Builder {
         return `EXISTS (SELECT 1 FROM document_references r WHERE r.project_id = ${row}.project_id AND r.dataset = ${row}.dataset AND r.target_id IN (${this.list(condition.ids)}) AND r.id = ${row}.id)`;
       case 'value':
         return this.valueWithin(condition.path, condition.low, condition.high);
+      case 'contains':
+        return this.valueContains(condition.path, condition.texts);
       case 'shape':
         return condition.hashes.length === 0 ? '1 = 0' : `e.shape IN (${this.list(condition.hashes)})`;
       case 'not':

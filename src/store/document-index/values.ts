@@ -15,7 +15,7 @@ export const RANK_BOOLEAN = '4';
 export const RANK_END = '5';
 /** Strings longer than this (UTF-16 code units) are stored as a prefix. */
 export const MAX_INDEXED_STRING = 160;
-const TRUNCATED = '\uffff';
+export const TRUNCATED = '\uffff';
 
 const bits = new DataView(new ArrayBuffer(8));
 
