@@ -2,7 +2,7 @@ import { openSqliteDatabase } from './sqlite/sqlite-database.ts';
 import { openPostgresDatabase } from './postgres/postgres-database.ts';
 import { createStoreOn, type Store } from './store.ts';
 
-export type { Store, Repositories } from './store.ts';
+export type { PlannerReads, Store, Repositories } from './store.ts';
 export type * from './records.ts';
 
 export interface StoreOptions {

@@ -22,6 +22,33 @@ export interface SqlExecutor {
   readonly lockClause: string;
 }
 
+/** Statements sent, counted for a caller that reports them (EXPLAIN output). */
+export interface StatementCounter {
+  statements: number;
+}
+
+/** `db`, counting in `counter` every statement sent through it. */
+export function countingStatements(db: SqlExecutor, counter: StatementCounter): SqlExecutor {
+  return {
+    dialect: db.dialect,
+    claimClause: db.claimClause,
+    lockClause: db.lockClause,
+    lock: (keys) => db.lock(keys),
+    all: (sql, params) => {
+      counter.statements++;
+      return db.all(sql, params);
+    },
+    get: (sql, params) => {
+      counter.statements++;
+      return db.get(sql, params);
+    },
+    run: (sql, params) => {
+      counter.statements++;
+      return db.run(sql, params);
+    },
+  };
+}
+
 export interface Database extends SqlExecutor {
   /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>;

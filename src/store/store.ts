@@ -1,4 +1,4 @@
-import type { Database, Dialect, SqlExecutor } from './sql.ts';
+import { countingStatements, type Database, type Dialect, type SqlExecutor, type StatementCounter } from './sql.ts';
 import { migrate, type MigrationResult } from './migrate.ts';
 import { rebuildDocumentIndexIfStale } from './document-index/rebuild.ts';
 import { DocumentIndexReader } from './document-index/reader.ts';
@@ -36,11 +36,16 @@ export interface Repositories {
   readonly changes: DocumentChangeRepository;
 }
 
+/** What the query planner reads: documents by id, and the document index. */
+export type PlannerReads = Pick<Repositories, 'documents' | 'documentIndex'>;
+
 /**
  * The async, dialect-neutral storage interface the services depend on. SQL lives below it only.
  */
 export interface Store extends Repositories {
   readonly dialect: Dialect;
+  /** The planner's reads, counting in `counter` the statements they send (EXPLAIN output). */
+  countedReads(counter: StatementCounter): PlannerReads;
   /** Runs `fn` with repositories bound to one transaction; nothing is written if it throws. */
   transaction<T>(fn: (tx: Repositories) => Promise<T>): Promise<T>;
   migrate(): Promise<MigrationResult>;
@@ -69,9 +74,14 @@ function repositories(db: SqlExecutor): Repositories {
 }
 
 export function createStoreOn(db: Database): Store {
+  const bound = repositories(db);
   return {
-    ...repositories(db),
+    ...bound,
     dialect: db.dialect,
+    countedReads: (counter) => {
+      const counting = countingStatements(db, counter);
+      return { documents: new DocumentRepository(counting), documentIndex: bound.documentIndex.on(counting) };
+    },
     transaction: (fn) => db.transaction((tx) => fn(repositories(tx))),
     migrate: async () => {
       const result = await migrate(db);

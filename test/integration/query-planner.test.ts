@@ -143,7 +143,8 @@ describe(`query planner on the store (${testEngine})`, () => {
       { _id: 'i28', rank: 28 },
       { _id: 'i29', rank: 29 },
     ]);
-    expect(two.plan!.statements).toBe(2);
+    // The shapes, a probe of which of the type and the range yields fewer, the window.
+    expect(two.plan!.statements).toBe(3);
   });
 
   it('explains what the index answered and what the evaluator did', async () => {
@@ -165,6 +166,14 @@ describe(`query planner on the store (${testEngine})`, () => {
     });
     expect(count).toMatchObject({ index: { constraints: ['references(^._id)'], count: true }, evaluations: 2 });
     expect(body.plan!.rounds).toBeGreaterThanOrEqual(2);
+    // Statements as sent: the shapes, the authors, then each subquery's queries for both authors
+    // as one statement.
+    const counted = await explain('*[_type == "author"]{name, "n": count(*[references(^._id)])}');
+    expect(counted.result).toEqual([
+      { name: 'Ann', n: 0 },
+      { name: 'Bo', n: 2 },
+    ]);
+    expect(counted.plan!.statements).toBe(3);
     // Without ?explain=true there is no plan.
     expect(ok(await query({ query: text })).plan).toBeUndefined();
   });

@@ -1,4 +1,4 @@
-import type { Store } from '../../store/index.ts';
+import type { PlannerReads } from '../../store/index.ts';
 import type { DocumentQuery, DocumentQueryResult } from '../../store/document-index/document-query.ts';
 
 type Waiting<T> = { resolve: (value: T) => void; reject: (error: unknown) => void };
@@ -9,18 +9,16 @@ type Waiting<T> = { resolve: (value: T) => void; reject: (error: unknown) => voi
  * documents fetched whole likewise: one query per batch, however many scans wait on it.
  */
 export class IndexBatcher {
-  private readonly store: Store;
+  private readonly reads: PlannerReads;
   private readonly projectId: string;
   private readonly dataset: string;
   private queries: { query: DocumentQuery; waiting: Waiting<DocumentQueryResult> }[] = [];
   private contents = new Map<string, Waiting<unknown>[]>();
   private shapes = new Map<string, Waiting<string | null>[]>();
   private scheduled = false;
-  /** Statements sent, for EXPLAIN output. */
-  statements = 0;
 
-  constructor(store: Store, projectId: string, dataset: string) {
-    this.store = store;
+  constructor(reads: PlannerReads, projectId: string, dataset: string) {
+    this.reads = reads;
     this.projectId = projectId;
     this.dataset = dataset;
   }
@@ -69,8 +67,7 @@ export class IndexBatcher {
     this.shapes = new Map();
     if (shapes.size > 0) {
       try {
-        this.statements++;
-        const found = await this.store.documentIndex.shapesOf(this.projectId, this.dataset, [...shapes.keys()]);
+        const found = await this.reads.documentIndex.shapesOf(this.projectId, this.dataset, [...shapes.keys()]);
         for (const [id, waiting] of shapes) for (const w of waiting) w.resolve(found.get(id) ?? null);
       } catch (error) {
         for (const waiting of shapes.values()) for (const w of waiting) w.reject(error);
@@ -78,8 +75,7 @@ export class IndexBatcher {
     }
     if (queries.length > 0) {
       try {
-        this.statements += queries.length;
-        const results = await this.store.documentIndex.queryMany(this.projectId, this.dataset, queries.map((q) => q.query));
+        const results = await this.reads.documentIndex.queryMany(this.projectId, this.dataset, queries.map((q) => q.query));
         queries.forEach((q, i) => q.waiting.resolve(results[i]!));
       } catch (error) {
         for (const q of queries) q.waiting.reject(error);
@@ -87,9 +83,8 @@ export class IndexBatcher {
     }
     if (contents.size > 0) {
       try {
-        this.statements++;
         const found = new Map<string, unknown>();
-        for (const document of await this.store.documents.getMany(this.projectId, this.dataset, [...contents.keys()])) {
+        for (const document of await this.reads.documents.getMany(this.projectId, this.dataset, [...contents.keys()])) {
           found.set(document._id, document);
         }
         for (const [id, waiting] of contents) for (const w of waiting) w.resolve(found.get(id) ?? null);

@@ -38,7 +38,10 @@ export interface QueryPlan {
   rounds: number;
   /** Pages of a query streamed a page of documents at a time (0: not streamed). */
   pages: number;
-  /** Queries sent to the document index. */
+  /**
+   * SQL statements the query sent: the index's (subqueries batched into one count once), its
+   * probes, dereferences, the dataset's shapes.
+   */
   statements: number;
 }
 

@@ -1,5 +1,6 @@
 import { PENDING, requestKey, type DocumentSource, type ScanAnswer, type ScanRequest } from '../../groq/index.ts';
-import type { Store } from '../../store/index.ts';
+import type { PlannerReads, Store } from '../../store/index.ts';
+import type { StatementCounter } from '../../store/sql.ts';
 import { ConditionTranslator } from './constraint-conditions.ts';
 import { IndexBatcher } from './index-batcher.ts';
 import { ScanExecution, type DatasetShapes, type ScanContext, type ScanReport } from './scan-execution.ts';
@@ -14,7 +15,9 @@ const PAGE_SIZES = { documents: 1000, values: 10_000 };
  * asked for by `->` with one query. `*` unplanned (releases::all()) reads the dataset a page at a time.
  */
 export class StoreDocumentSource implements DocumentSource {
-  private readonly store: Store;
+  /** The store's reads, counting the statements this query sends. */
+  private readonly reads: PlannerReads;
+  private readonly counter: StatementCounter = { statements: 0 };
   private readonly projectId: string;
   private readonly dataset: string;
   private readonly batcher: IndexBatcher;
@@ -31,15 +34,15 @@ export class StoreDocumentSource implements DocumentSource {
 
   constructor(store: Store, projectId: string, dataset: string, options: { pageSizes?: { documents: number; values: number } } = {}) {
     this.pageSizes = options.pageSizes ?? PAGE_SIZES;
-    this.store = store;
+    this.reads = store.countedReads(this.counter);
     this.projectId = projectId;
     this.dataset = dataset;
-    this.batcher = new IndexBatcher(store, projectId, dataset);
+    this.batcher = new IndexBatcher(this.reads, projectId, dataset);
   }
 
-  /** Statements sent to the database so far (the shapes are read once at most). */
+  /** Statements sent to the database so far: the index's, its probes', dereferences', the shapes'. */
   get statements(): number {
-    return this.batcher.statements + (this.shapes ? 1 : 0);
+    return this.counter.statements;
   }
 
   documents(): readonly unknown[] | typeof PENDING {
@@ -72,7 +75,7 @@ export class StoreDocumentSource implements DocumentSource {
     if (wanted.length > 0) {
       for (const id of wanted) this.byId.set(id, null);
       work.push(
-        this.store.documents.getMany(this.projectId, this.dataset, wanted).then((documents) => {
+        this.reads.documents.getMany(this.projectId, this.dataset, wanted).then((documents) => {
           for (const document of documents) this.byId.set(document._id, document);
         }),
       );
@@ -99,11 +102,11 @@ export class StoreDocumentSource implements DocumentSource {
   private context(): ScanContext {
     return {
       batcher: this.batcher,
-      readAhead: this.store.documentIndex.readsBesideThread,
-      typeShare: (types) => this.store.documentIndex.typeShare(this.projectId, this.dataset, types),
+      readAhead: this.reads.documentIndex.readsBesideThread,
+      typeShare: (types) => this.reads.documentIndex.typeShare(this.projectId, this.dataset, types),
       shapesRead: () => this.shapes !== undefined,
       shapes: () =>
-        (this.shapes ??= this.store.documentIndex.shapes(this.projectId, this.dataset).then((shapes) => {
+        (this.shapes ??= this.reads.documentIndex.shapes(this.projectId, this.dataset).then((shapes) => {
           const nonScalarPaths = new Set<string>();
           for (const shape of shapes) for (const [path, kind] of shape.paths) if (kind !== 's') nonScalarPaths.add(path);
           return { translator: new ConditionTranslator(shapes), byHash: new Map(shapes.map((shape) => [shape.hash, shape])), nonScalarPaths };
@@ -124,7 +127,7 @@ export class StoreDocumentSource implements DocumentSource {
 
   private async loadAll(): Promise<void> {
     const all: unknown[] = [];
-    for await (const document of this.store.documents.scan(this.projectId, this.dataset)) {
+    for await (const document of this.reads.documents.scan(this.projectId, this.dataset)) {
       all.push(document);
       if (!this.byId.has(document._id)) this.byId.set(document._id, document);
     }

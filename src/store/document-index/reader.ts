@@ -40,10 +40,15 @@ export class DocumentIndexReader {
    */
   readonly readsBesideThread: boolean;
 
-  constructor(db: SqlExecutor, now: () => number = performance.now.bind(performance)) {
+  constructor(db: SqlExecutor, now: () => number = performance.now.bind(performance), probes?: LRUCache<string, Record<string, number>>) {
     this.db = db;
     this.readsBesideThread = db.dialect === 'postgres';
-    this.probes = new LRUCache({ max: PROBES_KEPT, ttl: PROBE_TTL_MS, ttlResolution: 0, perf: { now } });
+    this.probes = probes ?? new LRUCache({ max: PROBES_KEPT, ttl: PROBE_TTL_MS, ttlResolution: 0, perf: { now } });
+  }
+
+  /** This reader on another executor of the same database (one that counts statements), sharing the probes' counts. */
+  on(db: SqlExecutor): DocumentIndexReader {
+    return new DocumentIndexReader(db, undefined, this.probes);
   }
 
   /** The SQL a query runs, for EXPLAIN output. */
