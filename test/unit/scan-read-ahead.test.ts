@@ -76,26 +76,18 @@ describe('pages of a long scan', () => {
 
   const numbers = (page: { documents?: readonly unknown[] }) => (page.documents ?? []).map((document) => (document as { n: number }).n);
 
-  it('asks for the next page before handing out this one, where the database reads beside the thread', async () => {
-    const { pages, batcher } = execution(true);
+  it.each([
+    { readAhead: true, askedWithFirst: 2, where: 'before handing out this one, where the database reads beside the thread' },
+    { readAhead: false, askedWithFirst: 1, where: 'only once it is wanted, where the database reads on the thread' },
+  ])('asks for the next page $where', async ({ readAhead, askedWithFirst }) => {
+    const { pages, batcher } = execution(readAhead);
     const first = await pages.next();
     expect(numbers(first.value!)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
-    expect(batcher.asked).toHaveLength(2);
+    expect(batcher.asked).toHaveLength(askedWithFirst);
     const rest: number[] = [];
     for await (const page of pages) rest.push(...numbers(page));
     expect(rest).toEqual(Array.from({ length: 15 }, (_, i) => i + 10));
     // Pages of 10: the third, of 5, is the last; nothing is asked after it.
-    expect(batcher.asked).toHaveLength(3);
-  });
-
-  it('asks for the next page only when it is wanted, where the database reads on the thread', async () => {
-    const { pages, batcher } = execution(false);
-    const first = await pages.next();
-    expect(numbers(first.value!)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
-    expect(batcher.asked).toHaveLength(1);
-    const rest: number[] = [];
-    for await (const page of pages) rest.push(...numbers(page));
-    expect(rest).toEqual(Array.from({ length: 15 }, (_, i) => i + 10));
     expect(batcher.asked).toHaveLength(3);
   });
 
