@@ -145,6 +145,14 @@ describe(`query planner on the store (${testEngine})`, () => {
     ]);
     // The shapes, a probe of which of the type and the range yields fewer, the window.
     expect(two.plan!.statements).toBe(3);
+    // A count selects nothing: one statement, without reading the shapes. With a value conjunct
+    // the shapes are read first: they tell whether the value's path implies the type.
+    const counted = await explain('count(*[_type == "post"])', undefined, 'imported');
+    expect(counted.result).toBe(20);
+    expect(counted.plan!.statements).toBe(1);
+    const ranked = await explain('count(*[_type == "post" && rank == 20])', undefined, 'imported');
+    expect(ranked.result).toBe(1);
+    expect(ranked.plan!.statements).toBe(2);
   });
 
   it('explains what the index answered and what the evaluator did', async () => {

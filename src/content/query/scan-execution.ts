@@ -118,7 +118,9 @@ export class ScanExecution {
     // One document (`[0]`: a lookup) is read whole rather than after a statement that reads the
     // dataset's shapes (a round trip on PostgreSQL); shapes an earlier scan of the query read are used.
     const single = exact && request.window !== null && request.window.end - request.window.start <= 1 && !ordersByValue(request) && !context.shapesRead();
-    const shapes = fields === null || single ? undefined : await context.shapes();
+    // A count selects nothing: the shapes would only tell the types a value conjunct implies.
+    const counted = exact && request.count && !conjuncts(where).some((part) => part.kind === 'value') && !context.shapesRead();
+    const shapes = fields === null || single || counted ? undefined : await context.shapes();
     // Shapes already read cost nothing more; a query reading whole documents does not read them for this.
     if (shapes) this.typesAt = typesAt(where, request.order?.[0]?.path, shapes.byHash);
     if (!shapes) return { where, applied, exact, select: { kind: 'content' } };
