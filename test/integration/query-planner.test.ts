@@ -307,7 +307,7 @@ describe(`query planner on the store (${testEngine})`, () => {
     ];
     const documents = [
       ...edges.map((doc, i) => ({ _id: `a${String(i).padStart(2, '0')}`, _type: 'post', ...doc })),
-      ...Array.from({ length: 1200 }, (_, i) => ({ _id: `m${String(i).padStart(5, '0')}`, _type: 'post', title: `filler ${i}` })),
+      ...Array.from({ length: 1200 }, (_, i) => ({ _id: `m${String(i).padStart(5, '0')}`, _type: 'post', title: `filler ${i}`, note: `n${i}` })),
       ...edges.map((doc, i) => ({ _id: `z${String(i).padStart(2, '0')}`, _type: 'post', ...doc })),
       { _id: 'other', _type: 'page', title: 'coffee' },
     ];
@@ -342,6 +342,12 @@ describe(`query planner on the store (${testEngine})`, () => {
     // Of each twelve edge cases: the three texts holding "coffee", the long text and the array.
     expect(narrowed.plan!.scans[0]!.candidates).toBe(10);
     expect(narrowed.plan!.scans[0]!.sql.join('\n')).toMatch(/(instr|strpos)\(lower\(replace/);
+    // Posts are most of the dataset: where values stand for the path (strings or nothing in every
+    // document), the entries table is walked from the first page on, not only after a first page
+    // found through the type's index (which could walk thousands of posts to fill it).
+    const walked = await explain('*[_type == "post" && note match "n1199"]._id', undefined, 'search');
+    expect(walked.result).toEqual(['m01199']);
+    expect(walked.plan!.scans[0]!.sql[0]).toMatch(/FROM document_entries e WHERE .*e\.shape IN/);
   });
 
   it('plans the published perspective: drafts left out by the index', async () => {

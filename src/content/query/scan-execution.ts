@@ -168,13 +168,18 @@ export class ScanExecution {
     };
     const pageSize = select.kind === 'content' ? sizes.documents : sizes.values;
     let limit = sizes.documents;
+    // Documents holding a text (`match`) may be few and far between: a first page of them can walk
+    // thousands of the type's documents, so whether to walk the entries table is decided first.
+    // (PostgreSQL: 27 ms for the first 1,000 of 90,000 titles holding "coffee", one by one by id.)
+    const sparse = conjuncts(where).some((part) => part.kind === 'contains');
+    if (sparse) ({ where, driver } = (await this.byEntries(where, select)) ?? { where, driver });
     let next: Promise<DocumentRow[]> | null = page(null, limit);
     for (let first = true; next; first = false) {
       const rows = await next;
       next = null;
       const last = rows.length === limit ? rows[rows.length - 1]!.id : null;
       // A first page full: a long scan, which may walk the entries table instead.
-      if (first && last !== null) ({ where, driver } = (await this.byEntries(where, select)) ?? { where, driver });
+      if (first && last !== null && !sparse) ({ where, driver } = (await this.byEntries(where, select)) ?? { where, driver });
       limit = pageSize;
       if (last !== null && this.context.readAhead) {
         next = page(last, limit);
