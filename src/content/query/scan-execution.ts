@@ -36,8 +36,6 @@ export interface ScanContext {
   typeShare(types: readonly string[]): Promise<number>;
 }
 
-const ALL: DocumentCondition = { kind: 'all' };
-
 /** Translates constraints that need no shapes. */
 const SHAPELESS = new ConditionTranslator([]);
 
@@ -105,7 +103,7 @@ export class ScanExecution {
     const translated = request.constraints.map((constraint) => translator.translate(constraint));
     const applied = translated.map((t) => t !== null);
     // A constraint the index cannot apply exactly may still narrow the candidates it is checked on.
-    const narrowed = request.constraints.flatMap((constraint, i) => (applied[i] ? [] : [translator.narrowing(constraint) ?? ALL]));
+    const narrowed = request.constraints.flatMap((constraint, i) => (applied[i] ? [] : (translator.narrowing(constraint) ?? [])));
     const where = and([...translated.flatMap((t) => (t ? [t.whenTrue] : [])), ...narrowed]);
     // The evaluator reads what it asked for, and evaluates what was not applied.
     let fields: FieldPath[] | null = request.fields ? [...request.fields] : null;
