@@ -1,11 +1,8 @@
 // A long scan's pages: where the database reads beside the thread (PostgreSQL), the next page is
 // asked for before the current one is handed out, so that it is read while the evaluator works;
 // where it reads on the thread (SQLite), only once the evaluator asks for it. A page read ahead
-// that fails is reported where it is awaited, never as an unhandled rejection. On a real SQLite
-// file (the read-ahead itself does not depend on the engine; the context says whether to do it).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+// that fails is reported where it is awaited, never as an unhandled rejection. On the test
+// database (the read-ahead itself does not depend on the engine; the context says whether to do it).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScanRequest } from '../../src/groq/index.ts';
 import { openStore, type Store } from '../../src/store/index.ts';
@@ -13,6 +10,7 @@ import type { DocumentQuery, DocumentQueryResult } from '../../src/store/documen
 import { ConditionTranslator } from '../../src/content/query/constraint-conditions.ts';
 import { IndexBatcher } from '../../src/content/query/index-batcher.ts';
 import { ScanExecution, type ScanContext } from '../../src/content/query/scan-execution.ts';
+import { createTestDatabase, type TestDatabase } from '../helpers/engine.ts';
 
 const NOW = '2026-01-01T00:00:00.000Z';
 const PAGE_SIZES = { documents: 10, values: 10 };
@@ -42,12 +40,12 @@ class RecordingBatcher extends IndexBatcher {
 }
 
 describe('pages of a long scan', () => {
-  let dir: string;
+  let database: TestDatabase;
   let store: Store;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'cms-read-ahead-'));
-    store = openStore(`sqlite:${join(dir, 'content.db')}`);
+    database = createTestDatabase();
+    store = openStore(database.databaseUrl, database.schema ? { schema: database.schema } : {});
     await store.migrate();
     await store.projects.insert({ id: 'p', name: 'P', slug: 'p', datasets: ['production'], locales: null, createdAt: NOW, updatedAt: NOW });
     const documents = Array.from({ length: 25 }, (_, i) => ({ _id: `item-${String(i).padStart(2, '0')}`, _type: 'item', n: i, _rev: 'r', _createdAt: NOW, _updatedAt: NOW }));
@@ -56,7 +54,7 @@ describe('pages of a long scan', () => {
 
   afterAll(async () => {
     await store.close();
-    rmSync(dir, { recursive: true, force: true });
+    await database.drop();
   });
 
   function execution(readAhead: boolean): { pages: AsyncGenerator<{ documents?: readonly unknown[] }>; batcher: RecordingBatcher } {
