@@ -194,6 +194,10 @@ describe('query planner: evaluation', () => {
     expect(requestKey(at(text))).toBe(requestKey(at(text)));
     // A path inside a list, as `_id in path("drafts.**")` or an `in [...]` constraint holds it.
     expect(requestKey(at(['drafts.**']))).not.toBe(requestKey(at([new Path('drafts.**')])));
+    // What is bound per evaluation: the scan, its window, its constraints' values.
+    expect(requestKey({ ...at(text), scan: 1 })).not.toBe(requestKey(at(text)));
+    expect(requestKey({ ...at(text), window: { start: 0, end: 3 } })).not.toBe(requestKey({ ...at(text), window: { start: 0, end: 2 } }));
+    expect(requestKey({ ...at(text), window: { start: 0, end: 3 } })).not.toBe(requestKey(at(text)));
   });
 });
 

@@ -1,6 +1,6 @@
-// A text that two scan requests share exactly when they ask the same: sources cache answers under
-// it (the rounds of an asynchronous source repeat every request). Datetimes and paths are tagged,
-// so that `x > dateTime("2020-01-01T00:00:00Z")` and `x > "2020-01-01T00:00:00Z"` differ.
+// A text that two scan requests of one query share exactly when they ask the same: sources cache
+// answers under it (the rounds of an asynchronous source repeat every request). Datetimes and paths
+// are tagged, so that `x > dateTime("2020-01-01T00:00:00Z")` and `x > "2020-01-01T00:00:00Z"` differ.
 import { DateTime, Path } from '../evaluator/values.ts';
 import type { ScanRequest } from './scan-plan.ts';
 
@@ -21,7 +21,13 @@ function holdsTagged(value: unknown): boolean {
   return false;
 }
 
+/**
+ * Only what is bound per evaluation is keyed: the rest of a request (order, fields, count, ...) is
+ * its scan's plan, the same for every request of that scan in the query. A subquery per document
+ * asks thousands of requests, each keyed twice (asked, then answered).
+ */
 export function requestKey(request: ScanRequest): string {
+  const bound = [request.scan, request.window?.start ?? null, request.window?.end ?? null, request.constraints];
   // A replacer takes JSON.stringify off its fast path: most requests hold no datetime or path.
-  return holdsTagged(request) ? JSON.stringify(request, replacer) : JSON.stringify(request);
+  return holdsTagged(request.constraints) ? JSON.stringify(bound, replacer) : JSON.stringify(bound);
 }
