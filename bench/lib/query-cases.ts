@@ -44,7 +44,8 @@ export function queryCases(projectId: string, dataset: string, ids: { post: stri
       name: 'lookup by slug',
       groq: `*[_type == "post" && slug.current == "${ids.slug}"][0]{_id, "title": title.en}`,
       sqlite: {
-        sql: "SELECT id, json_extract(content, '$.title.en') AS title FROM documents WHERE project_id = ? AND dataset = ? AND json_extract(content, '$.slug.current') = ? AND type = 'post' LIMIT 1",
+        // Without statistics (no ANALYZE) SQLite would walk the type's index instead: 780 ms, not 0.02.
+        sql: "SELECT id, json_extract(content, '$.title.en') AS title FROM documents INDEXED BY hand_slug WHERE project_id = ? AND dataset = ? AND json_extract(content, '$.slug.current') = ? AND type = 'post' LIMIT 1",
         params: [...p, ids.slug],
       },
       postgres: {
@@ -84,7 +85,8 @@ export function queryCases(projectId: string, dataset: string, ids: { post: stri
       name: 'references()',
       groq: `*[references("${ids.author}")]{_id, "title": title.en}`,
       sqlite: {
-        sql: "SELECT d.id, json_extract(d.content, '$.title.en') AS title FROM document_references r JOIN documents d ON d.project_id = r.project_id AND d.dataset = r.dataset AND d.id = r.id WHERE r.project_id = ? AND r.dataset = ? AND r.target_id = ? ORDER BY d.id",
+        // Ordered by the references' key (the same ids): ORDER BY d.id made SQLite walk every document in id order (60 ms).
+        sql: "SELECT d.id, json_extract(d.content, '$.title.en') AS title FROM document_references r JOIN documents d ON d.project_id = r.project_id AND d.dataset = r.dataset AND d.id = r.id WHERE r.project_id = ? AND r.dataset = ? AND r.target_id = ? ORDER BY r.id",
         params: [...p, ids.author],
       },
       postgres: {
