@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { mkdtempSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MAX_DIMENSION, normalizeTransform, transformKey } from '../../src/assets/transform.ts';
@@ -49,7 +49,9 @@ describe('palette', () => {
 });
 
 describe('filesystem blob store', () => {
-  const store = new FilesystemBlobStore(mkdtempSync(join(tmpdir(), 'blobs-')));
+  const root = mkdtempSync(join(tmpdir(), 'blobs-'));
+  const store = new FilesystemBlobStore(root);
+  afterAll(() => rmSync(root, { recursive: true, force: true }));
 
   it.each(['../x', 'a/../../x', '/etc/passwd', 'a//b', 'a/\0b', '', '.staging/x', 'a\\..\\..\\x'])('refuses the key %j', (key) => {
     expect(() => store.resolveKey(key)).toThrow(AppError);
