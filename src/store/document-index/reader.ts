@@ -139,7 +139,11 @@ export class DocumentIndexReader {
         const rows = await this.db.all<{ ord: string; r: string }>(`${keys} SELECT k.ord AS ord, (SELECT json_group_array(json_array(${list}) ORDER BY ${order}) FROM (${inner}) q) AS r FROM k`, values);
         for (const row of rows) {
           const found = JSON.parse(row.r) as unknown[][];
-          perQuery[start + Number(row.ord)] = found.map((values) => Object.fromEntries(columns.map((column, i) => [column, values[i]])) as unknown as RawRow);
+          perQuery[start + Number(row.ord)] = found.map((values) => {
+            const raw: Record<string, unknown> = {};
+            for (let i = 0; i < columns.length; i++) raw[columns[i]!] = values[i];
+            return raw as RawRow;
+          });
         }
       }
       start += size;
