@@ -142,7 +142,7 @@ export class DocumentIndexReader {
           perQuery[start + Number(row.ord)] = found.map((values) => {
             const raw: Record<string, unknown> = {};
             for (let i = 0; i < columns.length; i++) raw[columns[i]!] = values[i];
-            return raw as RawRow;
+            return raw as unknown as RawRow;
           });
         }
       }
