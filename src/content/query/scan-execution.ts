@@ -3,7 +3,7 @@
 // filter the index also counts, or orders and windows. Documents come whole, or, when the query
 // reads a few indexed paths of them, assembled from the value rows (no document is parsed).
 import { readPath, type FieldPath, type ScanAnswer, type ScanRequest } from '../../groq/index.ts';
-import type { DocumentCondition, DocumentOrder, DocumentQuery, DocumentQueryResult, DocumentRow, DocumentSelection } from '../../store/document-index/document-query.ts';
+import { KEY_PATTERN, type DocumentCondition, type DocumentOrder, type DocumentQuery, type DocumentQueryResult, type DocumentRow, type DocumentSelection } from '../../store/document-index/document-query.ts';
 import { isIndexedPath } from '../../store/document-index/entries.ts';
 import type { ShapeInfo } from '../../store/document-index/reader.ts';
 import { decodeScalar, isOrderSafeString } from '../../store/document-index/values.ts';
@@ -14,6 +14,8 @@ import type { IndexBatcher } from './index-batcher.ts';
 
 /** Beyond this many paths, whole documents are cheaper than a subquery per path and document. */
 const MAX_VALUE_PATHS = 8;
+/** Beyond this many attributes, the document is read whole (PostgreSQL's jsonb_build_object takes 100 arguments). */
+const MAX_KEYS = 32;
 /** The share of the dataset a type must have for its long scans to walk the entries table. */
 const MIN_ENTRIES_SHARE = 0.5;
 
@@ -53,13 +55,18 @@ const isColumn = (path: FieldPath) => path.length === 1 && (path[0] === '_id' ||
 
 /**
  * The index's selection for the paths read: value rows when they are few, indexed, and scalars in
- * every document of the dataset (an object or array at a path has no value row to stand for it).
+ * every document of the dataset (an object or array at a path has no value row to stand for it;
+ * which paths have one, only the shapes tell: null when they were not read); else the top-level
+ * attributes that hold them, when few and named plainly; else whole documents.
  */
-function selection(fields: readonly FieldPath[] | null, nonScalarPaths: ReadonlySet<string>): DocumentSelection {
+function selection(fields: readonly FieldPath[] | null, nonScalarPaths: ReadonlySet<string> | null): DocumentSelection {
   if (fields === null) return { kind: 'content' };
   const paths = fields.filter((path) => !isColumn(path));
-  if (paths.length > MAX_VALUE_PATHS || !paths.every((path) => isIndexedPath(path) && !nonScalarPaths.has(path.join('.')))) return { kind: 'content' };
-  return { kind: 'values', paths: paths.map((path) => path.join('.')), type: fields.some((path) => isColumn(path) && path[0] === '_type') };
+  if (nonScalarPaths && paths.length <= MAX_VALUE_PATHS && paths.every((path) => isIndexedPath(path) && !nonScalarPaths.has(path.join('.')))) {
+    return { kind: 'values', paths: paths.map((path) => path.join('.')), type: fields.some((path) => isColumn(path) && path[0] === '_type') };
+  }
+  const keys = [...new Set(paths.map((path) => path[0]!))];
+  return keys.length <= MAX_KEYS && keys.every((key) => KEY_PATTERN.test(key)) ? { kind: 'keys', keys } : { kind: 'content' };
 }
 
 /** The types a condition is restricted to by a top-level `_type` condition, or null. */
@@ -121,8 +128,7 @@ export class ScanExecution {
     const shapes = fields === null || single || counted ? undefined : await context.shapes();
     // Shapes already read cost nothing more; a query reading whole documents does not read them for this.
     if (shapes) this.typesAt = typesAt(where, request.order?.[0]?.path, shapes.byHash);
-    if (!shapes) return { where, applied, exact, select: { kind: 'content' } };
-    return { where, applied, exact, select: selection(fields, shapes.nonScalarPaths) };
+    return { where, applied, exact, select: selection(fields, shapes?.nonScalarPaths ?? null) };
   }
 
   private async count(where: DocumentCondition, applied: boolean[]): Promise<ScanAnswer> {
@@ -164,7 +170,7 @@ export class ScanExecution {
       const after: DocumentCondition = last === null ? where : and([where, { kind: 'idRange', low: { value: last, inclusive: false } }]);
       return this.rows({ where: after, order: byId, offset: 0, limit, select, ...(driver === undefined ? {} : { driver }) });
     };
-    const pageSize = select.kind === 'content' ? sizes.documents : sizes.values;
+    const pageSize = select.kind === 'values' ? sizes.values : sizes.documents;
     let limit = sizes.documents;
     // Documents holding a text (`match`) may be few and far between: a first page of them can walk
     // thousands of the type's documents, so whether to walk the entries table is decided first.
@@ -263,11 +269,13 @@ export class ScanExecution {
   }
 
   /**
-   * The documents of rows: parsed, or assembled from their indexed values (`values[i]` per row). A
+   * The documents of rows: parsed (whole, or the attributes selected with the row's id and type), or
+   * assembled from their indexed values (`values[i]` per row). A
    * document is read whole where a value cannot stand for it: a long string, or (which only its
    * shape tells) an object or array at a requested path.
    */
   private async documents(rows: readonly DocumentRow[], select: DocumentSelection): Promise<unknown[]> {
+    if (select.kind === 'keys') return rows.map((row) => withColumns(jsonColumn(row.content) as Record<string, unknown>, row));
     if (select.kind !== 'values') return rows.map((row) => jsonColumn(row.content));
     const batcher = this.context.batcher;
     const keys = select.paths;
@@ -336,6 +344,13 @@ function ordersByValue(request: ScanRequest): boolean {
 
 function isIdTerm(path: FieldPath): boolean {
   return path.length === 1 && path[0] === '_id';
+}
+
+/** A document cut down to some attributes, with the id and type its row has beside them. */
+function withColumns(document: Record<string, unknown>, row: DocumentRow): Record<string, unknown> {
+  document['_id'] = row.id;
+  if (row.type !== undefined) document['_type'] = row.type;
+  return document;
 }
 
 /** Sets an attribute (`__proto__` too, as an own attribute, the way JSON.parse makes it). */

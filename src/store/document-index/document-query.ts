@@ -35,7 +35,15 @@ export type DocumentSelection =
   | { kind: 'content' }
   | { kind: 'count' }
   /** The encoded values at these paths instead of the content, and the type if `type`. */
-  | { kind: 'values'; paths: readonly string[]; type: boolean };
+  | { kind: 'values'; paths: readonly string[]; type: boolean }
+  /**
+   * The content cut down to these top-level attributes (null where a document has none), beside
+   * the id and type columns. Keys are identifiers (KEY_PATTERN): the SQL names them literally.
+   */
+  | { kind: 'keys'; keys: readonly string[] };
+
+/** Attribute names a `keys` selection may hold: GROQ's plain identifiers. */
+export const KEY_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 export interface DocumentQuery {
   where: DocumentCondition;
@@ -60,7 +68,7 @@ export interface DocumentRow {
   id: string;
   /** Unless `values` without `type`. */
   type?: string;
-  /** With `content`: the stored document. */
+  /** With `content`: the stored document; with `keys`: the part of it selected. */
   content?: unknown;
   /** With `values`: the encoded value per requested path (null where there is none). */
   values?: (string | null)[];

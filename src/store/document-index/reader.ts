@@ -231,7 +231,7 @@ function toResult(query: DocumentQuery, rows: RawRow[]): DocumentQueryResult {
     rows: rows.map((raw) => {
       const row: DocumentRow = { id: raw.id };
       if (raw.type !== undefined) row.type = raw.type;
-      if (query.select.kind === 'content') row.content = raw.content;
+      if (query.select.kind !== 'values') row.content = raw.content;
       else row.values = columns.map((column) => raw[column] ?? null);
       if (raw.sort_value !== undefined) row.sortValue = raw.sort_value;
       return row;

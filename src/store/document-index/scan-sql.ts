@@ -5,7 +5,7 @@
 // values by path, its shape). The documents table is joined only when its columns are needed: a
 // window of values from the reference index reads no document row.
 import type { Dialect } from '../sql.ts';
-import type { Bound, DocumentCondition, DocumentQuery } from './document-query.ts';
+import { KEY_PATTERN, type Bound, type DocumentCondition, type DocumentQuery, type DocumentSelection } from './document-query.ts';
 import { TRUNCATED } from './values.ts';
 
 export interface BuiltSql {
@@ -255,8 +255,21 @@ function withoutImpliedType(query: DocumentQuery, driver: Driver, rest: Document
   return rest.filter((part) => !(part.kind === 'type' && present.every((type) => part.types.includes(type))));
 }
 
+/**
+ * The documents row's content as selected: whole, or cut down to a few top-level attributes (a
+ * page of posts without their bodies: less to turn into text and to parse, 90 KB for 20 posts).
+ */
+function contentColumn(dialect: Dialect, select: DocumentSelection): string {
+  if (select.kind !== 'keys') return 'd.content';
+  if (!select.keys.every((key) => KEY_PATTERN.test(key))) throw new Error('BUG: a selected key that is not an identifier');
+  const pairs = select.keys.map((key) => `'${key}', d.content->'${dialect === 'postgres' ? key : `$.${key}`}'`).join(', ');
+  return dialect === 'postgres' ? `jsonb_build_object(${pairs})` : `json_object(${pairs})`;
+}
+
+const readsContent = (select: DocumentSelection) => select.kind === 'content' || select.kind === 'keys';
+
 export function buildQuerySql(dialect: Dialect, projectId: string, dataset: string, query: DocumentQuery): BuiltSql {
-  if (query.select.kind === 'content' && query.order.kind === 'value' && query.limit !== null) return windowThenContent(dialect, projectId, dataset, query);
+  if (readsContent(query.select) && query.order.kind === 'value' && query.limit !== null) return windowThenContent(dialect, projectId, dataset, query);
   const b = new Builder(dialect);
   const select = query.select;
   const chosen = chooseDriver(query, conjuncts(query.where));
@@ -265,7 +278,7 @@ export function buildQuerySql(dialect: Dialect, projectId: string, dataset: stri
   // The driving index row holds the value of its own path: no entries row is needed to select it.
   const fromDriver = (path: string) => driver.kind === 'values' && driver.path === path;
   const joinsDocuments =
-    driver.kind === 'documents' || select.kind === 'content' || (select.kind === 'values' && select.type) || rest.some(readsDocumentRow);
+    driver.kind === 'documents' || readsContent(select) || (select.kind === 'values' && select.type) || rest.some(readsDocumentRow);
   const entriesDriven = driver.kind === 'entries';
   // The alias of the driving table's rows, which the other tables join by key.
   const driving = entriesDriven ? 'e' : 'x';
@@ -290,7 +303,7 @@ export function buildQuerySql(dialect: Dialect, projectId: string, dataset: stri
   } else {
     selected.push([`${b.row}.id`, 'id']);
     if (joinsDocuments) selected.push(['d.type', 'type']);
-    if (select.kind === 'content') selected.push(['d.content', 'content']);
+    if (select.kind !== 'values') selected.push([contentColumn(dialect, select), 'content']);
     else select.paths.forEach((path, i) => selected.push([fromDriver(path) ? 'x.value' : b.valueAt(path), `v${i}`]));
     if (valueOrder) selected.push([sortedByDriver ? sortColumn : b.valueAt(order.path), 'sort_value']);
   }
@@ -372,7 +385,7 @@ function windowThenContent(dialect: Dialect, projectId: string, dataset: string,
   const direction = query.order.descending ? ' DESC' : '';
   const orderBy = `w.sort_value${direction}, w.id`;
   const sql =
-    'SELECT d.id AS id, d.type AS type, d.content AS content, w.sort_value AS sort_value ' +
+    `SELECT d.id AS id, d.type AS type, ${contentColumn(dialect, query.select)} AS content, w.sort_value AS sort_value ` +
     `FROM (${ids.sql}) w CROSS JOIN documents d WHERE d.project_id = ${b.param(projectId)} AND d.dataset = ${b.param(dataset)} AND d.id = w.id ORDER BY ${orderBy}`;
   return { sql, params: b.params, orderBy, resultOrder: ids.resultOrder, columns: ['id', 'type', 'content', 'sort_value'] };
 }
