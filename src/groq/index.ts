@@ -49,10 +49,11 @@ export type EvaluateOptions = {
 };
 
 /**
- * Evaluates a query (text or a parsed AST) and resolves to its result as plain JSON values.
- * Throws GroqSyntaxError for invalid text and GroqParameterError for a missing parameter.
+ * Evaluates a query (text, a parsed AST, or prepared once with prepare()) and resolves to its
+ * result as plain JSON values. Throws GroqSyntaxError for invalid text and GroqParameterError for a
+ * missing parameter.
  */
-export async function evaluate(query: string | ExprNode, options: EvaluateOptions = {}): Promise<unknown> {
+export async function evaluate(query: string | ExprNode | PreparedQuery, options: EvaluateOptions = {}): Promise<unknown> {
   const output = await execute(query, options);
   if (output.kind === 'value') return output.value;
   const all: unknown[] = [];
