@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { Database, SqlExecutor } from '../sql.ts';
-import { toPositionalParams } from './placeholders.ts';
+import { positionalStatement } from './placeholders.ts';
 
 const TIMESTAMPTZ_OID = 1184;
 const INT8_OID = 20;
@@ -14,22 +14,39 @@ const types = {
   },
 };
 
-interface Queryable {
-  query(sql: string, params?: unknown[]): Promise<pg.QueryResult>;
+/** Statements prepared on one connection at most: each holds its plan in the server's process. */
+export const MAX_PREPARED_PER_CONNECTION = 100;
+const preparedOn = new WeakMap<pg.ClientBase, Set<string>>();
+
+/**
+ * Runs a statement prepared on the connection: PostgreSQL parses it once there, and after five
+ * runs may keep a generic plan instead of planning each run (a window of 20 posts by date: 0.92 ->
+ * 0.69 ms). A connection that holds MAX_PREPARED_PER_CONNECTION runs new texts unnamed; the pool
+ * closes idle connections, and their statements with them. Statements without parameters run
+ * unnamed, as simple queries.
+ */
+function run(client: pg.ClientBase, sql: string, params: readonly unknown[]): Promise<pg.QueryResult> {
+  const { text, name } = positionalStatement(sql);
+  let names = preparedOn.get(client);
+  if (!names) preparedOn.set(client, (names = new Set()));
+  // Statements without parameters (schema changes, pings) are not the repeated kind.
+  if (params.length === 0 || (!names.has(name) && names.size >= MAX_PREPARED_PER_CONNECTION)) return client.query(text, [...params]);
+  names.add(name);
+  return client.query({ name, text, values: [...params] });
 }
 
-function executor(client: Queryable): SqlExecutor {
+/** Lends a connection to `use`: the pool's, or a transaction's own. */
+type Lend = <T>(use: (client: pg.ClientBase) => Promise<T>) => Promise<T>;
+
+function executor(lend: Lend): SqlExecutor {
   return {
     dialect: 'postgres',
-    all: async <T>(sql: string, params: readonly unknown[] = []) =>
-      (await client.query(toPositionalParams(sql), [...params])).rows as T[],
-    get: async <T>(sql: string, params: readonly unknown[] = []) =>
-      (await client.query(toPositionalParams(sql), [...params])).rows[0] as T | undefined,
-    run: async (sql: string, params: readonly unknown[] = []) =>
-      (await client.query(toPositionalParams(sql), [...params])).rowCount ?? 0,
+    all: async <T>(sql: string, params: readonly unknown[] = []) => (await lend((client) => run(client, sql, params))).rows as T[],
+    get: async <T>(sql: string, params: readonly unknown[] = []) => (await lend((client) => run(client, sql, params))).rows[0] as T | undefined,
+    run: async (sql: string, params: readonly unknown[] = []) => (await lend((client) => run(client, sql, params))).rowCount ?? 0,
     lock: async (keys: readonly string[]) => {
       for (const key of [...new Set(keys)].sort()) {
-        await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [key]);
+        await lend((client) => run(client, 'SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [key]));
       }
     },
     claimClause: ' FOR UPDATE SKIP LOCKED',
@@ -64,7 +81,21 @@ export function openPostgresDatabase(url: string, options: PostgresOptions = {})
           if (error.code !== '23505') throw error;
         })
       : Promise.resolve());
-  const base = executor({ query: async (sql, params) => (await ensureSchema(), pool.query(sql, params)) });
+  // A connection for one statement. One that failed other than by a statement's error (PostgreSQL
+  // answered) is closed rather than handed out again.
+  const fromPool: Lend = async (use) => {
+    await ensureSchema();
+    const client = await pool.connect();
+    try {
+      const result = await use(client);
+      client.release();
+      return result;
+    } catch (error) {
+      client.release(error instanceof pg.DatabaseError ? undefined : (error as Error));
+      throw error;
+    }
+  };
+  const base = executor(fromPool);
 
   return {
     ...base,
@@ -73,7 +104,7 @@ export function openPostgresDatabase(url: string, options: PostgresOptions = {})
       const client = await pool.connect();
       try {
         await client.query('BEGIN');
-        const result = await fn(executor(client));
+        const result = await fn(executor((use) => use(client)));
         await client.query('COMMIT');
         return result;
       } catch (error) {
