@@ -1,9 +1,9 @@
-// PostgreSQL runs each statement with parameters prepared on its connection (parsed once there,
-// planned once when a generic plan serves), keeps at most MAX_PREPARED_PER_CONNECTION of them per
-// connection, and keeps a connection whose statement failed. On PostgreSQL whatever the test
+// PostgreSQL runs each statement with a few parameters prepared on its connection (parsed once
+// there, planned once when a generic plan serves), batches unnamed, keeps at most
+// MAX_PREPARED_PER_CONNECTION statements per connection, and keeps a connection whose statement failed. On PostgreSQL whatever the test
 // engine: SQLite has no such thing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_PREPARED_PER_CONNECTION, openPostgresDatabase } from '../../src/store/postgres/postgres-database.ts';
+import { MAX_PREPARED_PARAMETERS, MAX_PREPARED_PER_CONNECTION, openPostgresDatabase } from '../../src/store/postgres/postgres-database.ts';
 import type { Database } from '../../src/store/sql.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/engine.ts';
 
@@ -39,6 +39,19 @@ describe('PostgreSQL: statements prepared on their connection', () => {
     // Without parameters: a simple query, not kept.
     expect(await db.get('SELECT count(*) AS n FROM t')).toEqual({ n: 7 });
     expect((await prepared()).some((s) => s.statement.includes('count(*)'))).toBe(false);
+  });
+
+  it('runs batches unnamed: many parameters, or an array among them', async () => {
+    const ids = Array.from({ length: MAX_PREPARED_PARAMETERS + 1 }, (_, i) => i + 1);
+    const listed = await db.all(`SELECT id FROM t WHERE id IN (${ids.map(() => '?').join(', ')}) ORDER BY id`, ids);
+    expect(listed).toHaveLength(7);
+    expect(await db.all('SELECT id FROM t WHERE id = ANY (?::integer[]) ORDER BY id', [[2, 3]])).toEqual([{ id: 2 }, { id: 3 }]);
+    const statements = (await prepared()).map((s) => s.statement);
+    expect(statements.some((text) => text.includes('IN ($1'))).toBe(false);
+    expect(statements.some((text) => text.includes('ANY'))).toBe(false);
+    // One parameter fewer, and the list is prepared.
+    await db.all(`SELECT id FROM t WHERE id IN (${ids.slice(1).map(() => '?').join(', ')}) ORDER BY id`, ids.slice(1));
+    expect((await prepared()).some((s) => s.statement.includes('IN ($1'))).toBe(true);
   });
 
   it('keeps the connection and its statements when a statement fails', async () => {
