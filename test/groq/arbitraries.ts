@@ -69,7 +69,8 @@ export const { expression, predicate } = fc.letrec<{ expression: string; predica
       fc.tuple(e, fc.integer({ min: -2, max: 2 }), fc.integer({ min: -2, max: 4 })).map(([a, lo, hi]) => `(${a} in ${lo}..${hi})`),
       e.map((a) => `!(${a})`),
       e.map((a) => `-(${a})`),
-      fc.tuple(fc.constantFrom(...UNARY_FUNCTIONS), e).map(([f, a]) => `${f}(${a})`),
+      // array::unique of nulls is a listed deviation (differential.test.ts): its argument is compacted.
+      fc.tuple(fc.constantFrom(...UNARY_FUNCTIONS), e).map(([f, a]) => (f === 'array::unique' ? `${f}(array::compact(${a}))` : `${f}(${a})`)),
       fc.tuple(fc.constantFrom(...BINARY_FUNCTIONS), e, e).map(([f, a, b]) => `${f}(${a}, ${b})`),
       fc.tuple(p, e, e).map(([c, a, b]) => `select(${c} => ${a}, ${b})`),
       fc.tuple(e, e).map(([a, b]) => `[${a}, ${b}]`),
