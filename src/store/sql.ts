@@ -4,10 +4,19 @@
  */
 export type Dialect = 'sqlite' | 'postgres';
 
+export interface StatementOptions {
+  /**
+   * The statement finds a few rows by key, and its best plan does not depend on its parameters'
+   * values: the database may plan it once and keep the plan (PostgreSQL: a prepared statement on
+   * the connection, with a generic plan once that costs no more than planning each run).
+   */
+  planOnce?: boolean;
+}
+
 export interface SqlExecutor {
   readonly dialect: Dialect;
-  all<T>(sql: string, params?: readonly unknown[]): Promise<T[]>;
-  get<T>(sql: string, params?: readonly unknown[]): Promise<T | undefined>;
+  all<T>(sql: string, params?: readonly unknown[], options?: StatementOptions): Promise<T[]>;
+  get<T>(sql: string, params?: readonly unknown[], options?: StatementOptions): Promise<T | undefined>;
   /** Runs a statement and resolves to the number of rows it changed. */
   run(sql: string, params?: readonly unknown[]): Promise<number>;
   /**
@@ -34,13 +43,13 @@ export function countingStatements(db: SqlExecutor, counter: StatementCounter): 
     claimClause: db.claimClause,
     lockClause: db.lockClause,
     lock: (keys) => db.lock(keys),
-    all: (sql, params) => {
+    all: (sql, params, options) => {
       counter.statements++;
-      return db.all(sql, params);
+      return db.all(sql, params, options);
     },
-    get: (sql, params) => {
+    get: (sql, params, options) => {
       counter.statements++;
-      return db.get(sql, params);
+      return db.get(sql, params, options);
     },
     run: (sql, params) => {
       counter.statements++;

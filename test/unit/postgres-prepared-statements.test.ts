@@ -1,9 +1,13 @@
-// PostgreSQL runs each statement with a few parameters prepared on its connection (parsed once
-// there, planned once when a generic plan serves), batches unnamed, keeps at most
-// MAX_PREPARED_PER_CONNECTION statements per connection, and keeps a connection whose statement failed. On PostgreSQL whatever the test
-// engine: SQLite has no such thing.
+// PostgreSQL: a statement to plan once (a lookup by key) runs prepared on its connection, parsed
+// once there and planned once when a generic plan serves; every other statement runs unnamed,
+// planned for its parameters' values. At most MAX_PREPARED_PER_CONNECTION statements per
+// connection; a connection whose statement failed is kept. On PostgreSQL whatever the test engine:
+// SQLite has no such thing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_PREPARED_PARAMETERS, MAX_PREPARED_PER_CONNECTION, openPostgresDatabase } from '../../src/store/postgres/postgres-database.ts';
+import { MAX_PREPARED_PER_CONNECTION, openPostgresDatabase } from '../../src/store/postgres/postgres-database.ts';
+import { createStoreOn } from '../../src/store/store.ts';
+import { evaluate } from '../../src/groq/index.ts';
+import { StoreDocumentSource } from '../../src/content/query/store-document-source.ts';
 import type { Database } from '../../src/store/sql.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/engine.ts';
 
@@ -30,53 +34,65 @@ describe('PostgreSQL: statements prepared on their connection', () => {
       '%pg_prepared_statements%',
     ]);
 
-  it('parses a statement with parameters once and runs it prepared from then on', async () => {
+  it('prepares a statement to plan once, and runs every other statement unnamed', async () => {
     for (let i = 1; i <= 7; i++) await db.run('INSERT INTO t (id, v) VALUES (?, ?)', [i, `v${i}`]);
-    expect(await db.get('SELECT v FROM t WHERE id = ?', [3])).toEqual({ v: 'v3' });
-    const statements = await prepared();
-    expect(statements).toContainEqual({ statement: 'INSERT INTO t (id, v) VALUES ($1, $2)', runs: 7 });
-    expect(statements).toContainEqual({ statement: 'SELECT v FROM t WHERE id = $1', runs: 1 });
-    // Without parameters: a simple query, not kept.
-    expect(await db.get('SELECT count(*) AS n FROM t')).toEqual({ n: 7 });
-    expect((await prepared()).some((s) => s.statement.includes('count(*)'))).toBe(false);
-  });
-
-  it('runs batches unnamed: many parameters, or an array among them', async () => {
-    const ids = Array.from({ length: MAX_PREPARED_PARAMETERS + 1 }, (_, i) => i + 1);
-    const listed = await db.all(`SELECT id FROM t WHERE id IN (${ids.map(() => '?').join(', ')}) ORDER BY id`, ids);
-    expect(listed).toHaveLength(7);
-    expect(await db.all('SELECT id FROM t WHERE id = ANY (?::integer[]) ORDER BY id', [[2, 3]])).toEqual([{ id: 2 }, { id: 3 }]);
-    const statements = (await prepared()).map((s) => s.statement);
-    expect(statements.some((text) => text.includes('IN ($1'))).toBe(false);
-    expect(statements.some((text) => text.includes('ANY'))).toBe(false);
-    // One parameter fewer, and the list is prepared.
-    await db.all(`SELECT id FROM t WHERE id IN (${ids.slice(1).map(() => '?').join(', ')}) ORDER BY id`, ids.slice(1));
-    expect((await prepared()).some((s) => s.statement.includes('IN ($1'))).toBe(true);
+    for (let i = 1; i <= 3; i++) expect(await db.get('SELECT v FROM t WHERE id = ?', [i], { planOnce: true })).toEqual({ v: `v${i}` });
+    expect(await db.all('SELECT id FROM t WHERE id > ? ORDER BY id LIMIT 2', [4])).toEqual([{ id: 5 }, { id: 6 }]);
+    expect(await prepared()).toEqual([{ statement: 'SELECT v FROM t WHERE id = $1', runs: 3 }]);
   });
 
   it('keeps the connection and its statements when a statement fails', async () => {
-    const backend = () => db.get<{ pid: number }>('SELECT pg_backend_pid() AS pid WHERE ? = ?', [1, 1]);
+    const backend = () => db.get<{ pid: number }>('SELECT pg_backend_pid() AS pid');
     const before = await backend();
     await expect(db.run('INSERT INTO t (id, v) VALUES (?, ?)', [1, 'again'])).rejects.toThrow(/duplicate key/);
-    await expect(db.all('SELECT nope FROM t WHERE id = ?', [1])).rejects.toThrow(/nope/);
-    await expect(db.get('SELECT v FROM t WHERE id = ?', ['not a number'])).rejects.toThrow(/integer/);
+    await expect(db.all('SELECT nope FROM t WHERE id = ?', [1], { planOnce: true })).rejects.toThrow(/nope/);
+    await expect(db.get('SELECT v FROM t WHERE id = ?', ['not a number'], { planOnce: true })).rejects.toThrow(/integer/);
     expect(await backend()).toEqual(before);
-    await db.run('INSERT INTO t (id, v) VALUES (?, ?)', [8, 'v8']);
-    expect(await db.get('SELECT v FROM t WHERE id = ?', [8])).toEqual({ v: 'v8' });
-    expect(await prepared()).toContainEqual({ statement: 'INSERT INTO t (id, v) VALUES ($1, $2)', runs: 9 });
+    expect(await db.get('SELECT v FROM t WHERE id = ?', [7], { planOnce: true })).toEqual({ v: 'v7' });
+    // The run refused at binding ('not a number') was never planned.
+    expect(await prepared()).toEqual([{ statement: 'SELECT v FROM t WHERE id = $1', runs: 4 }]);
   });
 
   it(`prepares at most ${MAX_PREPARED_PER_CONNECTION} statements on a connection, then runs new texts unnamed`, async () => {
     // Texts that differ only in a literal, as a window's LIMIT and OFFSET do.
     for (let i = 0; i < MAX_PREPARED_PER_CONNECTION + 20; i++) {
-      expect(await db.get(`SELECT v FROM t WHERE id = ? LIMIT ${i + 1}`, [2])).toEqual({ v: 'v2' });
+      expect(await db.get(`SELECT v FROM t WHERE id = ? LIMIT ${i + 1}`, [2], { planOnce: true })).toEqual({ v: 'v2' });
     }
     const count = (await db.get<{ n: number }>('SELECT count(*) AS n FROM pg_prepared_statements WHERE ? = ?', [1, 1]))!.n;
     // The statement that failed to parse above took a place without being prepared.
     expect(count).toBeLessThanOrEqual(MAX_PREPARED_PER_CONNECTION);
     expect(count).toBeGreaterThan(MAX_PREPARED_PER_CONNECTION - 5);
     // Statements prepared before the limit still run prepared.
-    await db.run('INSERT INTO t (id, v) VALUES (?, ?)', [9, 'v9']);
-    expect(await prepared()).toContainEqual({ statement: 'INSERT INTO t (id, v) VALUES ($1, $2)', runs: 10 });
+    await db.get('SELECT v FROM t WHERE id = ?', [2], { planOnce: true });
+    expect(await prepared()).toContainEqual({ statement: 'SELECT v FROM t WHERE id = $1', runs: 5 });
+  });
+
+  it('plans once what the query planner finds by key, and plans a scan for its values', async () => {
+    const storeDb = createTestDatabase(url);
+    // The store on one connection, whose prepared statements are then looked at through the same database.
+    const database = openPostgresDatabase(url, { schema: storeDb.schema!, max: 1 });
+    const store = createStoreOn(database);
+    try {
+      await store.migrate();
+      const now = '2026-01-01T00:00:00.000Z';
+      await store.projects.insert({ id: 'p', name: 'P', slug: 'p', datasets: ['d'], locales: null, createdAt: now, updatedAt: now });
+      const docs = Array.from({ length: 30 }, (_, i) => ({ _id: `post${String(i).padStart(2, '0')}`, _type: 'post', n: i, tags: [i], author: { _ref: 'a1' }, _rev: 'r', _createdAt: now, _updatedAt: now }));
+      await store.transaction((tx) => tx.documents.putMany('p', 'd', [...docs, { _id: 'a1', _type: 'author', name: 'Ann', _rev: 'r', _createdAt: now, _updatedAt: now }]));
+      const run = (query: string) => evaluate(query, { source: new StoreDocumentSource(store, 'p', 'd') });
+      expect(await run('*[_type == "post"] | order(n desc)[0...2]{n, tags, "a": author->name}')).toEqual([
+        { n: 29, tags: [29], a: 'Ann' },
+        { n: 28, tags: [28], a: 'Ann' },
+      ]);
+      expect(await run('count(*[_type == "post" && n > 3])')).toBe(26);
+      // The store's one connection: the window, the shapes and the dereference are prepared there, the count is not.
+      const statements = (await database.all<{ statement: string }>('SELECT statement FROM pg_prepared_statements')).map((row) => row.statement);
+      expect(statements.some((text) => /ORDER BY .* LIMIT 2 /.test(text))).toBe(true);
+      expect(statements.some((text) => text.includes('FROM document_shapes'))).toBe(true);
+      expect(statements.some((text) => text.startsWith('SELECT content FROM documents'))).toBe(true);
+      expect(statements.some((text) => text.includes('COUNT('))).toBe(false);
+    } finally {
+      await store.close();
+      await storeDb.drop();
+    }
   });
 });

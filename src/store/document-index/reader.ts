@@ -6,6 +6,8 @@ import { buildProbeSql, buildQuerySql, buildTypeShareSql, conjuncts, isProbed, t
 
 /** A condition yielding fewer rows than this drives a query rather than a larger one or an order. */
 const PROBE_CAP = 1000;
+/** Windows of at most this many rows are planned once (StatementOptions.planOnce). */
+const PLAN_ONCE_LIMIT = 100;
 /**
  * How long a probe's counts are used again. They only choose the plan, never change a result, so
  * a stale count costs at most a slower plan for this long; a repeated query saves a statement (a
@@ -59,7 +61,10 @@ export class DocumentIndexReader {
   async query(projectId: string, dataset: string, query: DocumentQuery): Promise<DocumentQueryResult> {
     const chosen = await this.withDriver(projectId, dataset, query);
     const built = buildQuerySql(this.db.dialect, projectId, dataset, chosen);
-    const result = toResult(query, await this.db.all<RawRow>(built.sql, built.params));
+    // A window of a few rows (a lookup, a page of posts) walks an index by key whatever the values;
+    // a scan's pages, counts and unbounded queries are planned for theirs.
+    const planOnce = chosen.limit !== null && chosen.limit <= PLAN_ONCE_LIMIT;
+    const result = toResult(query, await this.db.all<RawRow>(built.sql, built.params, { planOnce }));
     return chosen.driver === query.driver ? result : { ...result, driver: chosen.driver! };
   }
 
@@ -218,6 +223,7 @@ export class DocumentIndexReader {
     const rows = await this.db.all<{ shape: string; type: string; paths: unknown }>(
       'SELECT shape, type, paths FROM document_shapes WHERE project_id = ? AND dataset = ?',
       [projectId, dataset],
+      { planOnce: true },
     );
     return rows.map((row) => ({ hash: row.shape, type: row.type, paths: parseShapePaths(row.paths) }));
   }

@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { Database, SqlExecutor } from '../sql.ts';
+import type { Database, SqlExecutor, StatementOptions } from '../sql.ts';
 import { positionalStatement } from './placeholders.ts';
 
 const TIMESTAMPTZ_OID = 1184;
@@ -16,31 +16,23 @@ const types = {
 
 /** Statements prepared on one connection at most: each holds its plan in the server's process. */
 export const MAX_PREPARED_PER_CONNECTION = 100;
-/**
- * Statements with more parameters, or with an array among them, run unnamed. They are the batches
- * (ids in an IN list or an array, rows of VALUES) whose generic plan PostgreSQL estimates blind:
- * the index writer's read of 1,000 entries rows by id went from a few ms to 300 ms once a generic
- * plan replaced the custom ones, its expansion of entries by an array of ids from a few ms to 100,
- * and a bulk load of 25,000 documents from 8 to 28 s. Without parameters (schema changes, pings)
- * a statement is not the repeated kind.
- */
-export const MAX_PREPARED_PARAMETERS = 16;
 const preparedOn = new WeakMap<pg.ClientBase, Set<string>>();
 
 /**
- * Runs a statement prepared on the connection: PostgreSQL parses it once there, and after five
- * runs may keep a generic plan instead of planning each run (a window of 20 posts by date: 0.92 ->
- * 0.69 ms). A connection that holds MAX_PREPARED_PER_CONNECTION runs new texts unnamed; the pool
- * closes idle connections, and their statements with them. Statements without parameters run
- * unnamed, as simple queries.
+ * Runs a statement. One to plan once (StatementOptions) is prepared on the connection the first
+ * time it runs there: PostgreSQL then parses it once, and after five runs keeps a generic plan
+ * when that costs no more than planning each run (a window of 20 posts by date: 0.92 -> 0.69 ms).
+ * Others run unnamed, planned for their parameters' values: a generic plan is estimated blind, and
+ * for a page of a scan (`id > $5 ... LIMIT 10000`) it read the whole table and sorted it (60
+ * instead of 6 ms). A connection holding MAX_PREPARED_PER_CONNECTION statements runs new texts
+ * unnamed; the pool closes idle connections, and their statements with them.
  */
-function run(client: pg.ClientBase, sql: string, params: readonly unknown[]): Promise<pg.QueryResult> {
+function run(client: pg.ClientBase, sql: string, params: readonly unknown[], options?: StatementOptions): Promise<pg.QueryResult> {
   const { text, name } = positionalStatement(sql);
+  if (!options?.planOnce) return client.query(text, [...params]);
   let names = preparedOn.get(client);
   if (!names) preparedOn.set(client, (names = new Set()));
-  const unnamed =
-    params.length === 0 || params.length > MAX_PREPARED_PARAMETERS || params.some(Array.isArray) || (!names.has(name) && names.size >= MAX_PREPARED_PER_CONNECTION);
-  if (unnamed) return client.query(text, [...params]);
+  if (!names.has(name) && names.size >= MAX_PREPARED_PER_CONNECTION) return client.query(text, [...params]);
   names.add(name);
   return client.query({ name, text, values: [...params] });
 }
@@ -51,8 +43,10 @@ type Lend = <T>(use: (client: pg.ClientBase) => Promise<T>) => Promise<T>;
 function executor(lend: Lend): SqlExecutor {
   return {
     dialect: 'postgres',
-    all: async <T>(sql: string, params: readonly unknown[] = []) => (await lend((client) => run(client, sql, params))).rows as T[],
-    get: async <T>(sql: string, params: readonly unknown[] = []) => (await lend((client) => run(client, sql, params))).rows[0] as T | undefined,
+    all: async <T>(sql: string, params: readonly unknown[] = [], options?: StatementOptions) =>
+      (await lend((client) => run(client, sql, params, options))).rows as T[],
+    get: async <T>(sql: string, params: readonly unknown[] = [], options?: StatementOptions) =>
+      (await lend((client) => run(client, sql, params, options))).rows[0] as T | undefined,
     run: async (sql: string, params: readonly unknown[] = []) => (await lend((client) => run(client, sql, params))).rowCount ?? 0,
     lock: async (keys: readonly string[]) => {
       for (const key of [...new Set(keys)].sort()) {

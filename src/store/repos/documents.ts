@@ -39,6 +39,7 @@ export class DocumentRepository {
       const rows = await this.db.all<{ content: unknown }>(
         `SELECT content FROM documents WHERE project_id = ? AND dataset = ? AND id IN (${chunk.map(() => '?').join(', ')})`,
         [projectId, dataset, ...chunk],
+        { planOnce: true },
       );
       for (const row of rows) found.push(jsonColumn<StoredDocument>(row.content));
     }
