@@ -1,7 +1,8 @@
 // One scan request answered from the document index: the constraints the index answers exactly
 // become the query's condition (the others are left to the evaluator), and when that is the whole
-// filter the index also counts, or orders and windows. Documents come whole, or, when the query
-// reads a few indexed paths of them, assembled from the value rows (no document is parsed).
+// filter the index also counts, or orders and windows. Documents come whole; or, when the query
+// reads a few indexed paths of them, assembled from the value rows (no document is parsed); or cut
+// down to the top-level attributes the query reads.
 import { readPath, type FieldPath, type ScanAnswer, type ScanRequest } from '../../groq/index.ts';
 import { KEY_PATTERN, type DocumentCondition, type DocumentOrder, type DocumentQuery, type DocumentQueryResult, type DocumentRow, type DocumentSelection } from '../../store/document-index/document-query.ts';
 import { isIndexedPath } from '../../store/document-index/entries.ts';
