@@ -84,12 +84,15 @@ describe('PostgreSQL: statements prepared on their connection', () => {
         { n: 28, tags: [28], a: 'Ann' },
       ]);
       expect(await run('count(*[_type == "post" && n > 3])')).toBe(26);
+      // Further down a listing: the OFFSET is in the text, so each page would be a statement of its own.
+      expect(await run('*[_type == "post"] | order(n desc)[5...7].n')).toEqual([24, 23]);
       // The store's one connection: the window, the shapes and the dereference are prepared there, the count is not.
       const statements = (await database.all<{ statement: string }>('SELECT statement FROM pg_prepared_statements')).map((row) => row.statement);
       expect(statements.some((text) => /ORDER BY .* LIMIT 2 /.test(text))).toBe(true);
       expect(statements.some((text) => text.includes('FROM document_shapes'))).toBe(true);
       expect(statements.some((text) => text.startsWith('SELECT content FROM documents'))).toBe(true);
       expect(statements.some((text) => text.includes('COUNT('))).toBe(false);
+      expect(statements.some((text) => /OFFSET [1-9]/.test(text))).toBe(false);
     } finally {
       await store.close();
       await storeDb.drop();

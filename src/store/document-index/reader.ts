@@ -6,7 +6,7 @@ import { buildProbeSql, buildQuerySql, buildTypeShareSql, conjuncts, isProbed, t
 
 /** A condition yielding fewer rows than this drives a query rather than a larger one or an order. */
 const PROBE_CAP = 1000;
-/** Windows of at most this many rows are planned once (StatementOptions.planOnce). */
+/** Windows of at most this many rows, from the first, are planned once (StatementOptions.planOnce). */
 const PLAN_ONCE_LIMIT = 100;
 /**
  * How long a probe's counts are used again. They only choose the plan, never change a result, so
@@ -62,8 +62,9 @@ export class DocumentIndexReader {
     const chosen = await this.withDriver(projectId, dataset, query);
     const built = buildQuerySql(this.db.dialect, projectId, dataset, chosen);
     // A window of a few rows (a lookup, a page of posts) walks an index by key whatever the values;
-    // a scan's pages, counts and unbounded queries are planned for theirs.
-    const planOnce = chosen.limit !== null && chosen.limit <= PLAN_ONCE_LIMIT;
+    // a scan's pages, counts and unbounded queries are planned for theirs. A window further down
+    // has its OFFSET in its text: each page of a listing would take a prepared statement's place.
+    const planOnce = chosen.limit !== null && chosen.limit <= PLAN_ONCE_LIMIT && chosen.offset === 0;
     const result = toResult(query, await this.db.all<RawRow>(built.sql, built.params, { planOnce }));
     return chosen.driver === query.driver ? result : { ...result, driver: chosen.driver! };
   }
