@@ -3,6 +3,8 @@ import type { OutboxEventRecord, Repositories, StoredDocument } from '../store/i
 import type { DocumentChangeRecord } from '../store/repos/document-changes.ts';
 import type { NewRevision } from '../store/repos/revisions.ts';
 import { baseIdOf, isDraftId } from './document-ids.ts';
+import { nestsTooDeep, TOO_DEEP } from './document-depth.ts';
+import { badRequest } from '../errors.ts';
 
 export type DocumentEvent = 'document.create' | 'document.update' | 'document.delete' | 'document.publish' | 'document.unpublish';
 
@@ -97,6 +99,7 @@ export class ChangeSet {
   }
 
   put(document: StoredDocument): void {
+    if (nestsTooDeep(document)) throw badRequest(`document ${document._id} ${TOO_DEEP}`);
     this.changed.set(document._id, document);
   }
 

@@ -9,6 +9,8 @@ export function dataClient(app: TestApp, token: string, project: string, dataset
       app.request<T>('POST', `/api/v1/data/mutate/${dataset}${query}`, { token, headers, body: { mutations } }),
     doc: <T = Record<string, unknown>>(id: string, query = '') =>
       app.request<T>('GET', `/api/v1/data/doc/${dataset}/${id}${query}`, { token, headers }),
+    query: <T = unknown>(query: string) =>
+      app.request<{ result: T }>('POST', `/api/v1/data/query/${dataset}`, { token, headers, body: { query } }),
     counts: () => app.request<{ counts: Record<string, number> }>('GET', `/api/v1/data/counts/${dataset}`, { token, headers }),
     publish: (id: string) => app.request<Record<string, unknown>>('POST', `/api/v1/data/publish/${dataset}/${id}`, { token, headers }),
     unpublish: (id: string) => app.request<Record<string, unknown>>('POST', `/api/v1/data/unpublish/${dataset}/${id}`, { token, headers }),

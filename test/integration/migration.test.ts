@@ -127,11 +127,13 @@ describe(`export and import (${testEngine})`, () => {
 
     it('reports malformed and invalid lines with their numbers and commits the valid ones together', async () => {
       const project = await createProject(app, admin);
-      const body = ['{"_id":"ok-1","_type":"post"}', 'this is not json', '', '[1,2]', '{"_id":"no-type"}', '{"_id":"bad id!","_type":"x"}', '{"_type":"post","title":"id assigned"}', '{"_id":"ok-2","_type":"post"}'].join('\n');
+      const tooDeep = `{"_id":"deep","_type":"x","d":${'['.repeat(1000)}${']'.repeat(1000)}}`;
+      const body = ['{"_id":"ok-1","_type":"post"}', 'this is not json', '', '[1,2]', '{"_id":"no-type"}', '{"_id":"bad id!","_type":"x"}', '{"_type":"post","title":"id assigned"}', '{"_id":"ok-2","_type":"post"}', tooDeep].join('\n');
       const result = ok(await importInto(project, body));
-      expect(result.total).toBe(7);
+      expect(result.total).toBe(8);
       expect(result.created).toBe(3);
-      expect(result.errors.map((error) => error.line)).toEqual([2, 4, 5, 6]);
+      expect(result.errors.map((error) => error.line)).toEqual([2, 4, 5, 6, 9]);
+      expect(result.errors[4]!.error).toBe('the document nests objects and arrays more than 1000 levels deep');
       expect(result.errors[0]!.error).toContain('invalid JSON');
       expect(result.errors[2]!.error).toContain('_type');
       expect(result.errors[3]!.error).toContain('_id');

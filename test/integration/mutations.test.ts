@@ -240,6 +240,29 @@ describe(`mutations (${testEngine})`, () => {
     });
   });
 
+  describe('document depth', () => {
+    /** `objects` objects nested in one another around a string: a document holding it is one level more. */
+    const nested = (objects: number): unknown => {
+      let value: unknown = 'leaf';
+      for (let i = 0; i < objects; i++) value = { a: value };
+      return value;
+    };
+
+    it('stores and queries a document nesting 1,000 levels, and refuses 1,001 with 400, writing nothing', async () => {
+      const deepest = { _id: 'deep-ok', _type: 'deep', deep: nested(999) };
+      ok(await data.mutate([{ create: deepest }]));
+      expect(ok(await data.doc('deep-ok')).deep).toEqual(deepest.deep);
+      expect(ok(await data.query('*[_type == "deep" && defined(deep.a)]{_id, deep}')).result).toEqual([{ _id: 'deep-ok', deep: deepest.deep }]);
+
+      const refused = await data.mutate([{ create: { _id: 'deep-bad', _type: 'deep' } }, { create: { _id: 'deep-too', _type: 'deep', deep: nested(1000) } }]);
+      expect(expectErrorBody(refused, 400).message).toBe('document deep-too nests objects and arrays more than 1000 levels deep');
+      expectErrorBody(await data.doc('deep-bad'), 404);
+      // A patch that makes a document too deep is refused the same way, and leaves it as it was.
+      expectErrorBody(await data.mutate([{ patch: { id: 'deep-ok', set: { wider: [nested(999)] } } }]), 400);
+      expect(ok(await data.doc('deep-ok')).wider).toBeUndefined();
+    });
+  });
+
   describe('malformed mutations', () => {
     it.each([
       [{}, 'mutations'],

@@ -386,7 +386,7 @@ describe(`query planner on the store (${testEngine})`, () => {
     // An attribute that is no identifier is not named in SQL: the document is read whole.
     const odd = await explain('*[_type == "card" && n == 3]{"o": @["odd key"]}', undefined, 'parts');
     expect(odd.result).toEqual([{ o: { v: 'odd 3' } }]);
-    expect(odd.plan!.scans[0]!.sql.join('\n')).toMatch(/d\.content AS content/);
+    expect(odd.plan!.scans[0]!.sql.join('\n')).toMatch(/(?:json\(d\.content\)|d\.content) AS content/);
     // Planned and unplanned evaluation agree on all of it.
     for (const q of [text, '*[_type == "card"]{n, obj, "b": count(arr)}', '*[_type == "card"][1]{"t": _type, arr}']) {
       expect(canonical(await result(q, undefined, 'parts'))).toEqual(canonical(await evaluate(q, { dataset: cards, planner: false })));
@@ -418,6 +418,25 @@ describe(`query planner on the store (${testEngine})`, () => {
     await store.migrate();
     expect(await result('*[references("a2")]._id')).toEqual(before);
     expect(await result('*[_type == "post"] | order(rank desc)[0]._id', undefined, 'imported')).toBe('i29');
+  });
+
+  it('reads documents stored as JSON text before migration 7, which makes them binary JSON (SQLite)', async () => {
+    const query = '*[_type == "post"] | order(_id){_id, rank, "author": author->name}';
+    const before = await result(query);
+    const contentTypes = () => {
+      const db = new BetterSqlite3(join(app.db.dataDir, 'content.db'), { readonly: true });
+      const types = db.prepare('SELECT DISTINCT typeof(content) AS t FROM documents').pluck().all();
+      db.close();
+      return types;
+    };
+    const sqlite = app.db.engine === 'sqlite';
+    // As a database written before migration 7: JSON text (PostgreSQL's jsonb is left as it is).
+    await runDirectly(app, [...(sqlite ? ['UPDATE documents SET content = json(content)'] : []), 'DELETE FROM schema_migrations WHERE version = 7']);
+    if (sqlite) expect(contentTypes()).toEqual(['text']);
+    expect(await result(query)).toEqual(before);
+    expect((await app.services.store.migrate()).applied).toEqual([7]);
+    if (sqlite) expect(contentTypes()).toEqual(['blob']);
+    expect(await result(query)).toEqual(before);
   });
 
   it('gives what the unplanned in-memory evaluation gives, on generated data and queries', async () => {

@@ -1,7 +1,6 @@
-import { jsonColumn, type SqlExecutor } from '../sql.ts';
+import { binaryJsonColumn, binaryJsonParam, jsonColumn, type SqlExecutor } from '../sql.ts';
 import type { StoredDocument } from '../records.ts';
 import { indexEntries } from './entries.ts';
-import { entryValuesColumn, entryValuesParam } from './scan-sql.ts';
 
 const IDS_PER_STATEMENT = 500;
 const MAX_ROWS_PER_STATEMENT = 256;
@@ -86,7 +85,7 @@ export class DocumentIndexWriter {
     await this.insertRows('INSERT INTO document_references (project_id, dataset, target_id, id) VALUES', placeholders(4), addedReferences);
     await this.insertRows(
       'INSERT INTO document_entries (project_id, dataset, id, shape, vals, refs) VALUES',
-      ['?', '?', '?', '?', entryValuesParam(this.db.dialect), '?'],
+      ['?', '?', '?', '?', binaryJsonParam(this.db.dialect), '?'],
       rows,
       ' ON CONFLICT (project_id, dataset, id) DO UPDATE SET shape = excluded.shape, vals = excluded.vals, refs = excluded.refs',
     );
@@ -132,7 +131,7 @@ export class DocumentIndexWriter {
     for (let start = 0; start < ids.length; start += IDS_PER_STATEMENT) {
       const chunk = ids.slice(start, start + IDS_PER_STATEMENT);
       const rows = await this.db.all<{ id: string; shape: string; vals: unknown; refs: unknown }>(
-        `SELECT id, shape, ${entryValuesColumn(this.db.dialect)}, refs FROM document_entries WHERE project_id = ? AND dataset = ? AND id IN (${chunk.map(() => '?').join(', ')})`,
+        `SELECT id, shape, ${binaryJsonColumn(this.db.dialect, 'vals')} AS vals, refs FROM document_entries WHERE project_id = ? AND dataset = ? AND id IN (${chunk.map(() => '?').join(', ')})`,
         [projectId, dataset, ...chunk],
       );
       for (const row of rows) found.set(row.id, { shape: row.shape, vals: jsonColumn(row.vals), refs: jsonColumn(row.refs) });

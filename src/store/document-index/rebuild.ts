@@ -1,4 +1,4 @@
-import { jsonColumn, type Database } from '../sql.ts';
+import { binaryJsonColumn, jsonColumn, type Database } from '../sql.ts';
 import type { StoredDocument } from '../records.ts';
 import { DocumentIndexWriter } from './index-writer.ts';
 
@@ -26,7 +26,7 @@ export async function rebuildDocumentIndexIfStale(db: Database): Promise<boolean
     let after = ['', '', ''];
     for (;;) {
       const rows = await tx.all<{ project_id: string; dataset: string; id: string; content: unknown }>(
-        `SELECT project_id, dataset, id, content FROM documents WHERE (project_id, dataset, id) > (?, ?, ?)
+        `SELECT project_id, dataset, id, ${binaryJsonColumn(tx.dialect, 'content')} AS content FROM documents WHERE (project_id, dataset, id) > (?, ?, ?)
          ORDER BY project_id, dataset, id LIMIT ${PAGE}`,
         after,
       );

@@ -4,7 +4,7 @@
 // answered through the keys of the index tables and the document's document_entries row (its
 // values by path, its shape). The documents table is joined only when its columns are needed: a
 // window of values from the reference index reads no document row.
-import type { Dialect } from '../sql.ts';
+import { binaryJsonColumn, type Dialect } from '../sql.ts';
 import { KEY_PATTERN, type Bound, type DocumentCondition, type DocumentQuery, type DocumentSelection } from './document-query.ts';
 import { TRUNCATED } from './values.ts';
 
@@ -92,19 +92,6 @@ function readsEntries(condition: DocumentCondition): boolean {
 function entryValue(dialect: Dialect, alias: string): string {
   // jsonb's text has the default collation; the index's order is that of "C".
   return dialect === 'postgres' ? `(${alias}.vals->>(?::text)) COLLATE "C"` : `json_extract(${alias}.vals, ?)`;
-}
-
-/**
- * document_entries.vals is jsonb on PostgreSQL and SQLite's binary JSON (a BLOB), which
- * json_extract reads without parsing text: these write it from JSON text and read it back as such.
- */
-export function entryValuesParam(dialect: Dialect): string {
-  return dialect === 'postgres' ? '?' : 'jsonb(?)';
-}
-
-export function entryValuesColumn(dialect: Dialect, alias = ''): string {
-  const column = `${alias ? `${alias}.` : ''}vals`;
-  return dialect === 'postgres' ? column : `json(${column}) AS vals`;
 }
 
 /** The parameter that `entryValue` reads `path` with. */
@@ -260,7 +247,7 @@ function withoutImpliedType(query: DocumentQuery, driver: Driver, rest: Document
  * page of posts without their bodies: less to turn into text and to parse, 90 KB for 20 posts).
  */
 function contentColumn(dialect: Dialect, select: DocumentSelection): string {
-  if (select.kind !== 'keys') return 'd.content';
+  if (select.kind !== 'keys') return binaryJsonColumn(dialect, 'd.content');
   if (!select.keys.every((key) => KEY_PATTERN.test(key))) throw new Error('BUG: a selected key that is not an identifier');
   const pairs = select.keys.map((key) => `'${key}', d.content->'${dialect === 'postgres' ? key : `$.${key}`}'`).join(', ');
   return dialect === 'postgres' ? `jsonb_build_object(${pairs})` : `json_object(${pairs})`;

@@ -5,6 +5,7 @@ import { assets } from './003-assets.ts';
 import { webhooks } from './004-webhooks.ts';
 import { documentChanges } from './005-document-changes.ts';
 import { documentIndex } from './006-document-index.ts';
+import { binaryDocuments } from './007-binary-documents.ts';
 
 /**
  * Versioned migrations, applied in order on start and by `cms migrate`. A migration is never edited
@@ -37,11 +38,13 @@ export interface ColumnTypes {
   readonly transactionOrder: string;
   /** Appended to CREATE TABLE for a table stored in its primary key's order (SQLite: WITHOUT ROWID). */
   readonly keyedTable: string;
+  /** SQLite: the function that turns JSON text into binary JSON; null where json columns are binary already. */
+  readonly textToBinaryJson: string | null;
 }
 
 export const COLUMN_TYPES: Readonly<Record<Dialect, ColumnTypes>> = {
-  sqlite: { timestamp: 'TEXT', json: 'TEXT', binaryJson: 'BLOB', flag: 'INTEGER', serialKey: 'INTEGER PRIMARY KEY AUTOINCREMENT', binaryText: 'TEXT', transactionOrder: 'INTEGER NOT NULL DEFAULT 0', keyedTable: ' WITHOUT ROWID' },
-  postgres: { timestamp: 'TIMESTAMPTZ', json: 'JSONB', binaryJson: 'JSONB', flag: 'SMALLINT', serialKey: 'BIGSERIAL PRIMARY KEY', binaryText: 'TEXT COLLATE "C"', transactionOrder: 'xid8 NOT NULL DEFAULT pg_current_xact_id()', keyedTable: '' },
+  sqlite: { timestamp: 'TEXT', json: 'TEXT', binaryJson: 'BLOB', flag: 'INTEGER', serialKey: 'INTEGER PRIMARY KEY AUTOINCREMENT', binaryText: 'TEXT', transactionOrder: 'INTEGER NOT NULL DEFAULT 0', keyedTable: ' WITHOUT ROWID', textToBinaryJson: 'jsonb' },
+  postgres: { timestamp: 'TIMESTAMPTZ', json: 'JSONB', binaryJson: 'JSONB', flag: 'SMALLINT', serialKey: 'BIGSERIAL PRIMARY KEY', binaryText: 'TEXT COLLATE "C"', transactionOrder: 'xid8 NOT NULL DEFAULT pg_current_xact_id()', keyedTable: '', textToBinaryJson: null },
 };
 
-export const migrations: readonly Migration[] = [identity, documents, assets, webhooks, documentChanges, documentIndex];
+export const migrations: readonly Migration[] = [identity, documents, assets, webhooks, documentChanges, documentIndex, binaryDocuments];

@@ -1,4 +1,4 @@
-import { jsonColumn, type SqlExecutor } from '../sql.ts';
+import { binaryJsonColumn, binaryJsonParam, binaryJsonText, jsonColumn, type SqlExecutor } from '../sql.ts';
 import type { StoredDocument } from '../records.ts';
 import { jsonText } from '../serialize.ts';
 import { DocumentIndexWriter } from '../document-index/index-writer.ts';
@@ -26,7 +26,7 @@ export class DocumentRepository {
 
   async get(projectId: string, dataset: string, id: string): Promise<StoredDocument | undefined> {
     const row = await this.db.get<{ content: unknown }>(
-      'SELECT content FROM documents WHERE project_id = ? AND dataset = ? AND id = ?',
+      `SELECT ${binaryJsonColumn(this.db.dialect, 'content')} AS content FROM documents WHERE project_id = ? AND dataset = ? AND id = ?`,
       [projectId, dataset, id],
     );
     return row && jsonColumn<StoredDocument>(row.content);
@@ -37,7 +37,7 @@ export class DocumentRepository {
     for (let start = 0; start < ids.length; start += IDS_PER_QUERY) {
       const chunk = ids.slice(start, start + IDS_PER_QUERY);
       const rows = await this.db.all<{ content: unknown }>(
-        `SELECT content FROM documents WHERE project_id = ? AND dataset = ? AND id IN (${chunk.map(() => '?').join(', ')})`,
+        `SELECT ${binaryJsonColumn(this.db.dialect, 'content')} AS content FROM documents WHERE project_id = ? AND dataset = ? AND id IN (${chunk.map(() => '?').join(', ')})`,
         [projectId, dataset, ...chunk],
         { planOnce: true },
       );
@@ -53,11 +53,12 @@ export class DocumentRepository {
 
   /** Inserts or replaces documents with one statement per chunk (imports write thousands at once). */
   async putMany(projectId: string, dataset: string, documents: readonly StoredDocument[]): Promise<void> {
+    const row = `(?, ?, ?, ?, ?, ?, ?, ${binaryJsonParam(this.db.dialect)})`;
     for (let start = 0; start < documents.length; start += ROWS_PER_INSERT) {
       const chunk = documents.slice(start, start + ROWS_PER_INSERT);
       await this.db.run(
         `INSERT INTO documents (project_id, dataset, id, type, rev, created_at, updated_at, content)
-         VALUES ${chunk.map(() => '(?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}
+         VALUES ${chunk.map(() => row).join(', ')}
          ON CONFLICT (project_id, dataset, id) DO UPDATE SET
            type = excluded.type, rev = excluded.rev, created_at = excluded.created_at,
            updated_at = excluded.updated_at, content = excluded.content`,
@@ -107,7 +108,7 @@ export class DocumentRepository {
     const draftClause = filter.drafts === false ? `AND substr(id, 1, ${DRAFT_PREFIX.length}) <> ?` : '';
     const page = (after: string) =>
       this.db.all<{ id: string; content: string }>(
-        `SELECT id, CAST(content AS TEXT) AS content FROM documents
+        `SELECT id, ${binaryJsonText(this.db.dialect, 'content')} AS content FROM documents
          WHERE project_id = ? AND dataset = ? AND id > ? ${typeClause} ${draftClause} ORDER BY id LIMIT ?`,
         [projectId, dataset, after, ...types, ...(filter.drafts === false ? [DRAFT_PREFIX] : []), pageSize],
       );

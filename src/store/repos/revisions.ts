@@ -1,4 +1,4 @@
-import { jsonColumn, type SqlExecutor } from '../sql.ts';
+import { binaryJsonColumn, jsonColumn, type Dialect, type SqlExecutor } from '../sql.ts';
 import type { RevisionRecord, StoredDocument } from '../records.ts';
 
 interface RevisionRow {
@@ -20,8 +20,11 @@ const COLUMNS = 'id, project_id, dataset, document_id, revision, is_draft, trans
 /** The document a revision describes: its draft or its published form. */
 const CURRENT_CONTENT = `SELECT d.content FROM documents d WHERE d.project_id = revisions.project_id AND d.dataset = revisions.dataset
   AND d.id = (CASE WHEN revisions.is_draft = 1 THEN 'drafts.' || revisions.document_id ELSE revisions.document_id END)`;
-/** A revision with its content, taken from the document while the revision is its current state. */
-const SELECT_COLUMNS = COLUMNS.replace('content', `COALESCE(content, (${CURRENT_CONTENT})) AS content`);
+/**
+ * A revision with its content, taken from the document while the revision is its current state.
+ * Copies of a document's content are binary JSON like it (SQLite: older revisions hold text).
+ */
+const selectColumns = (dialect: Dialect) => COLUMNS.replace('content', `${binaryJsonColumn(dialect, `COALESCE(content, (${CURRENT_CONTENT}))`)} AS content`);
 
 function toRecord(row: RevisionRow): RevisionRecord {
   return {
@@ -136,7 +139,7 @@ export class RevisionRepository {
 
   async get(projectId: string, dataset: string, documentId: string, revision: number): Promise<RevisionRecord | undefined> {
     const row = await this.db.get<RevisionRow>(
-      `SELECT ${SELECT_COLUMNS} FROM revisions WHERE project_id = ? AND dataset = ? AND document_id = ? AND revision = ?`,
+      `SELECT ${selectColumns(this.db.dialect)} FROM revisions WHERE project_id = ? AND dataset = ? AND document_id = ? AND revision = ?`,
       [projectId, dataset, documentId, revision],
     );
     return row && toRecord(row);
