@@ -27,7 +27,7 @@ export async function migrate(db: Database, migrations: readonly Migration[] = a
     const applied: number[] = [];
     for (const migration of [...migrations].sort((a, b) => a.version - b.version)) {
       if (done.has(migration.version)) continue;
-      for (const statement of splitStatements(migration.sql(COLUMN_TYPES[db.dialect]))) await tx.run(statement);
+      for (const statement of splitStatements(migration.sql(COLUMN_TYPES[db.dialect], db.dialect))) await tx.run(statement);
       await tx.run('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)', [
         migration.version,
         migration.name,

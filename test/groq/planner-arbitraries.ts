@@ -71,12 +71,16 @@ export const plannerPredicate: fc.Arbitrary<string> = fc.letrec<{ p: string }>((
         fc.constantFrom('"a*"', '"alpha"', '"ALP*"', '"*"', '"be*ta"', '"é"', '"É"', '"café"', '"drafts.d1"', '"x*b"', '"coffee"', '"stop"', '"kelvin"', '"beta.alpha"', '["a", "b"]', '$s', '1', '""'),
       )
       .map(([a, pattern]) => `${a} match ${pattern}`),
-    fc.constantFrom('count(refs) > 0', 'length(s) > 1', '@.n == ^.n'),
+    fc.constantFrom('count(refs) > 0', 'length(s) > 1', '@.n == ^.n', 'tags[0] == "alpha"', 'refs[1]._ref == "d1"', 'defined(v[0])', 'tags[1] match "a*"'),
   ),
 })).p;
 
-const projection = fc.constantFrom('', '{_id}', '{_id, n, "d": obj.deep.x}', '{_id, "r": ref->_id, "s": s}', '{...}', '{_id, obj}', '._id', '.obj.n', '{"t": _type, "l": tags}', '{_id, "w": wrapped}');
-const orderTerm = fc.tuple(fc.constantFrom('n', 's', 'v', 'b', 'obj.n', 'obj.s', '_id', '_type', 'missing', 'obj', 'lower(s)'), fc.constantFrom('', ' asc', ' desc'));
+const projection = fc.constantFrom('', '{_id}', '{_id, n, "d": obj.deep.x}', '{_id, "r": ref->_id, "s": s}', '{...}', '{_id, obj}', '._id', '.obj.n', '{"t": _type, "l": tags}', '{_id, "w": wrapped}',
+  // Elements by index: a source may read just those (fields.ts); on strings, objects, scalars they are null.
+  '{_id, "t0": tags[0], "r1": refs[1]._ref, "s0": s[0], "o0": obj[0], "v0": v[0], "v00": v[0][0], "t9": tags[9]}',
+  '{"f": refs[0]->_id, "tl": tags[-1], "t1": tags[1], "n0": nested[0]}',
+);
+const orderTerm = fc.tuple(fc.constantFrom('n', 's', 'v', 'b', 'obj.n', 'obj.s', '_id', '_type', 'missing', 'obj', 'lower(s)', 'tags[0]'), fc.constantFrom('', ' asc', ' desc'));
 const slice = fc.oneof(
   fc.constant(''),
   fc.tuple(fc.integer({ min: 0, max: 4 }), fc.integer({ min: 0, max: 5 }), fc.constantFrom('..', '...')).map(([a, b, r]) => `[${a}${r}${b}]`),

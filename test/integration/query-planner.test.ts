@@ -51,6 +51,21 @@ async function runDirectly(app: TestApp, statements: string[]): Promise<void> {
   await client.end();
 }
 
+/** The first column of a statement's rows, run on the app's database directly. */
+async function firstColumn(app: TestApp, sql: string): Promise<unknown[]> {
+  if (app.db.engine === 'sqlite') {
+    const db = new BetterSqlite3(join(app.db.dataDir, 'content.db'), { readonly: true });
+    const values = db.prepare(sql).pluck().all();
+    db.close();
+    return values;
+  }
+  const client = new pg.Client({ connectionString: app.db.databaseUrl, options: `-c search_path=${app.db.schema!}` });
+  await client.connect();
+  const { rows } = await client.query<Record<string, unknown>>(sql);
+  await client.end();
+  return rows.map((row) => Object.values(row)[0]);
+}
+
 /** JSON through text, keys sorted: PostgreSQL's jsonb keeps keys in its own order. */
 function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
@@ -350,7 +365,7 @@ describe(`query planner on the store (${testEngine})`, () => {
     expect(walked.plan!.scans[0]!.sql[0]).toMatch(/FROM document_entries e WHERE .*e\.shape IN/);
   });
 
-  it('reads only the attributes a query uses, every kind of value intact', async () => {
+  it('reads only the attributes and elements a query uses, every kind of value intact', async () => {
     const cards = [1, 2, 3].map((n) => ({
       _id: `card${n}`,
       _type: 'card',
@@ -361,6 +376,7 @@ describe(`query planner on the store (${testEngine})`, () => {
       flag: n === 2,
       nul: null,
       'odd key': { v: `odd ${n}` },
+      zero: { 0: 'not an element' },
       body: 'b'.repeat(5000),
     }));
     ok(
@@ -377,8 +393,17 @@ describe(`query planner on the store (${testEngine})`, () => {
     );
     // The window's statement selects those attributes, not the documents with their bodies.
     const sql = body.plan!.scans[0]!.sql.join('\n');
-    expect(sql).toMatch(/json(b_build)?_object\(.*'obj', d\.content->'(\$\.)?obj'/);
-    expect(sql).not.toMatch(/d\.content AS content/);
+    expect(sql).toMatch(/json(b_build)?_array\(.*d\.content->'(\$\.)?obj'/);
+    expect(sql).not.toMatch(/d\.content\)? AS content/);
+    // Elements by index: those elements are read, not their arrays.
+    const elementsText = '*[_type == "card"] | order(n)[0...3]{"first": arr[0], "second": arr[1], "b": obj.a.b[3], "none": arr[9], "inner": arr[0][0], "s": s[0], "z": zero[0]}';
+    const elements = await explain(elementsText, undefined, 'parts');
+    expect(elements.result).toEqual(cards.map(() => ({ first: 1e21, second: 2 ** 53 + 2, b: true, none: null, inner: null, s: null, z: null })));
+    const elementsSql = elements.plan!.scans[0]!.sql.join('\n');
+    const postgres = app.db.engine === 'postgres';
+    expect(elementsSql).toContain(postgres ? `'strict $."obj"."a"."b"[3]'` : "d.content->'$.obj.a.b[3]'");
+    expect(elementsSql).toContain(postgres ? `'strict $."arr"[1]'` : "d.content->'$.arr[1]'");
+    expect(elementsSql).not.toMatch(postgres ? /d\.content->'arr'[,)]/ : /'\$\.arr'/);
     // A lookup of one document reads its attributes without the dataset's shapes.
     const one = await explain('*[_id == "card1"][0]{s, "k": obj["k\\"q"]}', undefined, 'parts');
     expect(one.result).toEqual({ s: cards[0]!.s, k: { '': 1 } });
@@ -388,7 +413,7 @@ describe(`query planner on the store (${testEngine})`, () => {
     expect(odd.result).toEqual([{ o: { v: 'odd 3' } }]);
     expect(odd.plan!.scans[0]!.sql.join('\n')).toMatch(/(?:json\(d\.content\)|d\.content) AS content/);
     // Planned and unplanned evaluation agree on all of it.
-    for (const q of [text, '*[_type == "card"]{n, obj, "b": count(arr)}', '*[_type == "card"][1]{"t": _type, arr}']) {
+    for (const q of [text, elementsText, '*[_type == "card"]{n, obj, "b": count(arr), "l": arr[-1]}', '*[_type == "card"][1]{"t": _type, arr}']) {
       expect(canonical(await result(q, undefined, 'parts'))).toEqual(canonical(await evaluate(q, { dataset: cards, planner: false })));
     }
   });
@@ -420,22 +445,19 @@ describe(`query planner on the store (${testEngine})`, () => {
     expect(await result('*[_type == "post"] | order(rank desc)[0]._id', undefined, 'imported')).toBe('i29');
   });
 
-  it('reads documents stored as JSON text before migration 7, which makes them binary JSON (SQLite)', async () => {
+  it('reads documents stored before migration 7, which stores them as JSONB (SQLite) or compresses them with lz4 (PostgreSQL)', async () => {
     const query = '*[_type == "post"] | order(_id){_id, rank, "author": author->name}';
     const before = await result(query);
-    const contentTypes = () => {
-      const db = new BetterSqlite3(join(app.db.dataDir, 'content.db'), { readonly: true });
-      const types = db.prepare('SELECT DISTINCT typeof(content) AS t FROM documents').pluck().all();
-      db.close();
-      return types;
-    };
     const sqlite = app.db.engine === 'sqlite';
-    // As a database written before migration 7: JSON text (PostgreSQL's jsonb is left as it is).
-    await runDirectly(app, [...(sqlite ? ['UPDATE documents SET content = json(content)'] : []), 'DELETE FROM schema_migrations WHERE version = 7']);
-    if (sqlite) expect(contentTypes()).toEqual(['text']);
+    // How documents.content is stored: SQLite's type of each row's value, PostgreSQL's compression of the column.
+    const storage = () =>
+      firstColumn(app, sqlite ? 'SELECT DISTINCT typeof(content) FROM documents' : "SELECT attcompression FROM pg_attribute WHERE attrelid = 'documents'::regclass AND attname = 'content'");
+    // As a database written before migration 7.
+    await runDirectly(app, [sqlite ? 'UPDATE documents SET content = json(content)' : 'ALTER TABLE documents ALTER COLUMN content SET COMPRESSION pglz', 'DELETE FROM schema_migrations WHERE version = 7']);
+    expect(await storage()).toEqual([sqlite ? 'text' : 'p']);
     expect(await result(query)).toEqual(before);
     expect((await app.services.store.migrate()).applied).toEqual([7]);
-    if (sqlite) expect(contentTypes()).toEqual(['blob']);
+    expect(await storage()).toEqual([sqlite ? 'blob' : 'l']);
     expect(await result(query)).toEqual(before);
   });
 

@@ -2,9 +2,18 @@
 // become the query's condition (the others are left to the evaluator), and when that is the whole
 // filter the index also counts, or orders and windows. Documents come whole; or, when the query
 // reads a few indexed paths of them, assembled from the value rows (no document is parsed); or cut
-// down to the top-level attributes the query reads.
-import { readPath, type FieldPath, type ScanAnswer, type ScanRequest } from '../../groq/index.ts';
-import { KEY_PATTERN, type DocumentCondition, type DocumentOrder, type DocumentQuery, type DocumentQueryResult, type DocumentRow, type DocumentSelection } from '../../store/document-index/document-query.ts';
+// down to the values at the paths the query reads.
+import { placeAtPath, readPath, type FieldPath, type ReadPath, type ScanAnswer, type ScanRequest } from '../../groq/index.ts';
+import {
+  KEY_PATTERN,
+  type DocumentCondition,
+  type DocumentOrder,
+  type DocumentPath,
+  type DocumentQuery,
+  type DocumentQueryResult,
+  type DocumentRow,
+  type DocumentSelection,
+} from '../../store/document-index/document-query.ts';
 import { isIndexedPath } from '../../store/document-index/entries.ts';
 import type { ShapeInfo } from '../../store/document-index/reader.ts';
 import { decodeScalar, isOrderSafeString } from '../../store/document-index/values.ts';
@@ -15,8 +24,8 @@ import type { IndexBatcher } from './index-batcher.ts';
 
 /** Beyond this many paths, whole documents are cheaper than a subquery per path and document. */
 const MAX_VALUE_PATHS = 8;
-/** Beyond this many attributes, the document is read whole (PostgreSQL's jsonb_build_object takes 100 arguments). */
-const MAX_KEYS = 32;
+/** Beyond this many paths, the document is read whole (PostgreSQL's jsonb_build_array takes 100 arguments). */
+const MAX_PATHS = 32;
 /** The share of the dataset a type must have for its long scans to walk the entries table. */
 const MIN_ENTRIES_SHARE = 0.5;
 
@@ -52,22 +61,44 @@ function and(conditions: DocumentCondition[]): DocumentCondition {
   return parts.length === 0 ? { kind: 'all' } : parts.length === 1 ? parts[0]! : { kind: 'and', conditions: parts };
 }
 
-const isColumn = (path: FieldPath) => path.length === 1 && (path[0] === '_id' || path[0] === '_type');
+const isColumn = (path: ReadPath) => path.length === 1 && (path[0] === '_id' || path[0] === '_type');
+
+const isAttributePath = (path: ReadPath): path is FieldPath => path.every((step) => typeof step === 'string');
+
+/** Whether SQL may name a step of a path literally. */
+const isPlainStep = (step: string | number) => (typeof step === 'number' ? Number.isSafeInteger(step) && step >= 0 : KEY_PATTERN.test(step));
+
+/**
+ * The paths to select for the paths read, each cut before its first step SQL cannot name (reading
+ * more of a document than asked is always right), without those inside another; null when a path
+ * would be cut to nothing (the document is then read whole).
+ */
+function selectablePaths(paths: readonly ReadPath[]): DocumentPath[] | null {
+  const cut: DocumentPath[] = [];
+  for (const path of paths) {
+    const plain = path.findIndex((step) => !isPlainStep(step));
+    if (plain === 0) return null;
+    cut.push(plain < 0 ? path : path.slice(0, plain));
+  }
+  const inside = (path: DocumentPath, other: DocumentPath) => other.length < path.length && other.every((step, i) => step === path[i]);
+  const unique = [...new Map(cut.map((path) => [JSON.stringify(path), path])).values()];
+  return unique.filter((path) => !unique.some((other) => inside(path, other)));
+}
 
 /**
  * The index's selection for the paths read: value rows when they are few, indexed, and scalars in
  * every document of the dataset (an object or array at a path has no value row to stand for it;
- * which paths have one, only the shapes tell: null when they were not read); else the top-level
- * attributes that hold them, when few and named plainly; else whole documents.
+ * which paths have one, only the shapes tell: null when they were not read); else the values at
+ * those paths, when they are few and named plainly; else whole documents.
  */
-function selection(fields: readonly FieldPath[] | null, nonScalarPaths: ReadonlySet<string> | null): DocumentSelection {
+function selection(fields: readonly ReadPath[] | null, nonScalarPaths: ReadonlySet<string> | null): DocumentSelection {
   if (fields === null) return { kind: 'content' };
   const paths = fields.filter((path) => !isColumn(path));
-  if (nonScalarPaths && paths.length <= MAX_VALUE_PATHS && paths.every((path) => isIndexedPath(path) && !nonScalarPaths.has(path.join('.')))) {
+  if (nonScalarPaths && paths.length <= MAX_VALUE_PATHS && paths.every((path) => isAttributePath(path) && isIndexedPath(path) && !nonScalarPaths.has(path.join('.')))) {
     return { kind: 'values', paths: paths.map((path) => path.join('.')), type: fields.some((path) => isColumn(path) && path[0] === '_type') };
   }
-  const keys = [...new Set(paths.map((path) => path[0]!))];
-  return keys.length <= MAX_KEYS && keys.every((key) => KEY_PATTERN.test(key)) ? { kind: 'keys', keys } : { kind: 'content' };
+  const selected = selectablePaths(paths);
+  return selected && selected.length <= MAX_PATHS ? { kind: 'paths', paths: selected } : { kind: 'content' };
 }
 
 /** The types a condition is restricted to by a top-level `_type` condition, or null. */
@@ -114,7 +145,7 @@ export class ScanExecution {
     const narrowed = request.constraints.flatMap((constraint, i) => (applied[i] ? [] : (translator.narrowing(constraint) ?? [])));
     const where = and([...translated.flatMap((t) => (t ? [t.whenTrue] : [])), ...narrowed]);
     // The evaluator reads what it asked for, and evaluates what was not applied.
-    let fields: FieldPath[] | null = request.fields ? [...request.fields] : null;
+    let fields: ReadPath[] | null = request.fields ? [...request.fields] : null;
     request.constraintFields.forEach((own, i) => {
       if (applied[i] || fields === null) return;
       if (own === null) fields = null;
@@ -276,7 +307,7 @@ export class ScanExecution {
    * shape tells) an object or array at a requested path.
    */
   private async documents(rows: readonly DocumentRow[], select: DocumentSelection): Promise<unknown[]> {
-    if (select.kind === 'keys') return rows.map((row) => withColumns(jsonColumn(row.content) as Record<string, unknown>, row));
+    if (select.kind === 'paths') return rows.map((row) => withColumns(partAt(select.paths, jsonColumn<unknown[]>(row.content)), row));
     if (select.kind !== 'values') return rows.map((row) => jsonColumn(row.content));
     const batcher = this.context.batcher;
     const keys = select.paths;
@@ -298,7 +329,7 @@ export class ScanExecution {
         }
         const scalar = decodeScalar(value);
         if (scalar === undefined) return batcher.content(row.id);
-        setPath(document, paths[i]!, scalar);
+        placeAtPath(document, paths[i]!, scalar);
       }
       if (!unsure) return document;
       return batcher.shape(row.id).then((hash) => {
@@ -347,29 +378,20 @@ function isIdTerm(path: FieldPath): boolean {
   return path.length === 1 && path[0] === '_id';
 }
 
-/** A document cut down to some attributes, with the id and type its row has beside them. */
+/** A document cut down to the values at some paths (null where it has none). */
+function partAt(paths: readonly DocumentPath[], values: readonly unknown[]): Record<string, unknown> {
+  const part: Record<string, unknown> = {};
+  paths.forEach((path, i) => {
+    const value = values[i] ?? null;
+    // Null and absent read the same at a read path, and nothing else of the document is read.
+    if (value !== null) placeAtPath(part, path, value);
+  });
+  return part;
+}
+
+/** A document cut down to some paths, with the id and type its row has beside them. */
 function withColumns(document: Record<string, unknown>, row: DocumentRow): Record<string, unknown> {
   document['_id'] = row.id;
   if (row.type !== undefined) document['_type'] = row.type;
   return document;
-}
-
-/** Sets an attribute (`__proto__` too, as an own attribute, the way JSON.parse makes it). */
-function set(object: Record<string, unknown>, name: string, value: unknown): void {
-  if (name === '__proto__') Object.defineProperty(object, name, { value, enumerable: true, writable: true, configurable: true });
-  else object[name] = value;
-}
-
-function setPath(document: Record<string, unknown>, path: readonly string[], value: unknown): void {
-  let object = document;
-  for (let i = 0; i < path.length - 1; i++) {
-    const name = path[i]!;
-    let next = Object.hasOwn(object, name) ? object[name] : undefined;
-    if (typeof next !== 'object' || next === null) {
-      next = {};
-      set(object, name, next);
-    }
-    object = next as Record<string, unknown>;
-  }
-  set(object, path[path.length - 1]!, value);
 }

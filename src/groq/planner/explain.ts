@@ -2,7 +2,7 @@
 // query they come from), with what is asked of the source and what the evaluator does itself.
 import type { ExprNode, ScanNode } from '../ast.ts';
 import { operandsOf } from '../ast-operands.ts';
-import type { ScanPlan } from './scan-plan.ts';
+import { formatReadPath, type ScanPlan } from './scan-plan.ts';
 
 export type ScanDescription = {
   scan: number;
@@ -78,7 +78,7 @@ function describeScan(node: ScanNode, query: string): ScanDescription {
     orderable: plan.order === null || plan.orderPaths !== null,
     range: range === null ? null : range.kind === 'element' ? `[${range.index}]` : `[${text(range.left)}${range.inclusive ? '..' : '...'}${text(range.right)}]`,
     count: plan.count,
-    fields: plan.fields === null ? '*' : plan.fields.map((path) => path.join('.')),
+    fields: plan.fields === null ? '*' : plan.fields.map(formatReadPath),
   };
 }
 

@@ -1,17 +1,18 @@
 // Field analysis: what each scan's documents are read for. An abstract evaluation of the planned
 // query follows where documents go (into filters, projections, maps, order terms, function
-// arguments, through `@` and `^`) and records the attribute paths that are read. A document that
+// arguments, through `@` and `^`) and records the paths that are read: attributes, and elements
+// of arrays at a constant non-negative index (`body[0].children[0].text`). A document that
 // escapes whole (returned, spread with `...`, passed to a function, searched by references())
 // makes the scan read everything. A source may then return documents holding only the recorded
 // paths (and _id and _type): the query cannot tell the difference.
 import type { ExprNode, ObjectAttribute } from '../ast.ts';
 import { findFunction } from '../functions/registry.ts';
-import type { FieldPath, ScanConjunct, ScanPlan } from './scan-plan.ts';
+import type { ReadPath, ScanConjunct, ScanPlan } from './scan-plan.ts';
 
 type Value =
   | { kind: 'other' }
   /** The value at `path` of a document of `scan` (path [] is the document). */
-  | { kind: 'path'; scan: ScanPlan; path: FieldPath }
+  | { kind: 'path'; scan: ScanPlan; path: ReadPath }
   /** An array of documents of `scan`. */
   | { kind: 'docs'; scan: ScanPlan };
 
@@ -30,9 +31,9 @@ function element(env: Env, value: Value): Env {
 
 class Sink {
   all = false;
-  readonly paths = new Map<string, FieldPath>();
+  readonly paths = new Map<string, ReadPath>();
 
-  add(path: FieldPath): void {
+  add(path: ReadPath): void {
     if (path.length === 0) this.all = true;
     else this.paths.set(JSON.stringify(path), path);
   }
@@ -43,7 +44,7 @@ class Sink {
   }
 
   /** The paths, without those inside another; null when the whole document is read. */
-  fields(): FieldPath[] | null {
+  fields(): ReadPath[] | null {
     if (this.all) return null;
     const all = [...this.paths.values()];
     return all.filter((path) => !all.some((other) => other.length < path.length && other.every((name, i) => name === path[i])));
@@ -100,6 +101,8 @@ class Analysis {
       case 'AccessElement': {
         const base = this.visit(node.base, env);
         if (base.kind === 'docs') return { kind: 'path', scan: base.scan, path: [] };
+        // A negative index counts from the end: the whole array is read to know its length.
+        if (base.kind === 'path' && Number.isSafeInteger(node.index) && node.index >= 0) return { kind: 'path', scan: base.scan, path: [...base.path, node.index] };
         this.read(base);
         return OTHER;
       }

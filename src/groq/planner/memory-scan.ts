@@ -3,10 +3,11 @@
 // allows it; every constraint is then evaluated with GROQ's semantics (constraints.ts), so all are
 // applied exactly, and complete requests are ordered, windowed and counted here.
 import { orderCompare } from '../evaluator/compare.ts';
-import { isObject, setAttribute } from '../evaluator/values.ts';
+import { isObject } from '../evaluator/values.ts';
 import { referencedIds } from '../functions/references.ts';
 import { evaluateConstraint, readPath } from './constraints.ts';
-import type { Constraint, FieldPath, ScanAnswer, ScanRequest } from './scan-plan.ts';
+import { partOf } from './read-paths.ts';
+import type { Constraint, ScanAnswer, ScanRequest } from './scan-plan.ts';
 
 export type MemoryScanOptions = {
   /**
@@ -70,33 +71,6 @@ export class MemoryIndexes {
   }
 }
 
-function prune(document: unknown, fields: readonly FieldPath[]): unknown {
-  if (!isObject(document)) return document;
-  const out: Record<string, unknown> = {};
-  for (const name of ['_id', '_type']) if (Object.hasOwn(document, name)) out[name] = document[name];
-  for (const path of fields) {
-    let from: Record<string, unknown> = document;
-    let to = out;
-    for (let i = 0; i < path.length; i++) {
-      const name = path[i]!;
-      if (!Object.hasOwn(from, name)) break;
-      const value = from[name];
-      if (i === path.length - 1) {
-        setAttribute(to, name, value);
-        break;
-      }
-      if (!isObject(value)) break;
-      let next = Object.hasOwn(to, name) ? to[name] : undefined;
-      if (!isObject(next)) {
-        next = {};
-        setAttribute(to, name, next);
-      }
-      from = value;
-      to = next as Record<string, unknown>;
-    }
-  }
-  return out;
-}
 
 export function scanMemory(documents: readonly unknown[], indexes: MemoryIndexes, request: ScanRequest, options: MemoryScanOptions): ScanAnswer {
   let candidates: readonly unknown[] = documents;
@@ -128,7 +102,7 @@ export function scanMemory(documents: readonly unknown[], indexes: MemoryIndexes
   }
   if (options.prune) {
     const fields = request.fields;
-    if (fields) matching = matching.map((doc) => prune(doc, fields));
+    if (fields) matching = matching.map((doc) => partOf(doc, fields));
   }
   return { documents: matching, applied, windowed };
 }

@@ -7,6 +7,17 @@ import type { ExprNode, OrderTerm } from '../ast.ts';
 /** An attribute path from the document (`slug.current` is ["slug", "current"]). */
 export type FieldPath = readonly string[];
 
+/**
+ * What is read of a document: attributes, and elements of arrays by a non-negative index
+ * (`body[0].children[0].text` is ["body", 0, "children", 0, "text"]).
+ */
+export type ReadPath = readonly (string | number)[];
+
+/** A read path as GROQ writes it. */
+export function formatReadPath(path: ReadPath): string {
+  return path.map((step, i) => (typeof step === 'number' ? `[${step}]` : i === 0 ? step : `.${step}`)).join('');
+}
+
 export type ComparisonOperator = '==' | '<' | '<=' | '>' | '>=';
 
 /** A filter conjunct the planner can hand to a source; values are expressions bound per evaluation. */
@@ -26,7 +37,7 @@ export type ScanConjunct = {
   readonly expr: ExprNode;
   readonly template: ConstraintTemplate | null;
   /** What evaluating the conjunct reads of a document (null: all of it); set by the field analysis. */
-  fields: FieldPath[] | null;
+  fields: ReadPath[] | null;
 };
 
 export type ScanRange =
@@ -44,7 +55,7 @@ export type ScanPlan = {
   /** The scan is the argument of count(). */
   readonly count: boolean;
   /** What is read of the documents besides the conjuncts (null: all of them); set by the field analysis. */
-  fields: FieldPath[] | null;
+  fields: ReadPath[] | null;
 };
 
 /** A conjunct with its values bound: GROQ's own semantics, true, false or null per document. */
@@ -69,7 +80,7 @@ export type ScanRequest = {
   /** The conjuncts that have a constraint (the others are evaluated on what the source returns). */
   readonly constraints: readonly Constraint[];
   /** What evaluating each constraint reads of a document, if the source does not apply it. */
-  readonly constraintFields: readonly (readonly FieldPath[] | null)[];
+  readonly constraintFields: readonly (readonly ReadPath[] | null)[];
   /** The constraints are the whole filter: a source that applies all of them may order, window and count. */
   readonly complete: boolean;
   readonly order: readonly { path: FieldPath; descending: boolean }[] | null;
@@ -78,7 +89,7 @@ export type ScanRequest = {
   /** Only the number of matching documents is wanted. */
   readonly count: boolean;
   /** What the evaluator reads of the documents besides the constraints (null: everything). */
-  readonly fields: readonly FieldPath[] | null;
+  readonly fields: readonly ReadPath[] | null;
 };
 
 export type ScanAnswer = {

@@ -37,12 +37,17 @@ export type DocumentSelection =
   /** The encoded values at these paths instead of the content, and the type if `type`. */
   | { kind: 'values'; paths: readonly string[]; type: boolean }
   /**
-   * The content cut down to these top-level attributes (null where a document has none), beside
-   * the id and type columns. Keys are identifiers (KEY_PATTERN): the SQL names them literally.
+   * The content cut down to the values at these paths (attribute names, and array elements by
+   * index): per row, a JSON array of the values (null where a document has none), beside the id
+   * and type columns. Names are identifiers (KEY_PATTERN) and indexes non-negative integers: the
+   * SQL names them literally.
    */
-  | { kind: 'keys'; keys: readonly string[] };
+  | { kind: 'paths'; paths: readonly DocumentPath[] };
 
-/** Attribute names a `keys` selection may hold: GROQ's plain identifiers. */
+/** A path into a document: attribute names and array indexes. */
+export type DocumentPath = readonly (string | number)[];
+
+/** Attribute names a `paths` selection may hold: GROQ's plain identifiers. */
 export const KEY_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 export interface DocumentQuery {
@@ -68,7 +73,7 @@ export interface DocumentRow {
   id: string;
   /** Unless `values` without `type`. */
   type?: string;
-  /** With `content`: the stored document; with `keys`: the part of it selected. */
+  /** With `content`: the stored document; with `paths`: the array of the values selected. */
   content?: unknown;
   /** With `values`: the encoded value per requested path (null where there is none). */
   values?: (string | null)[];

@@ -5,7 +5,7 @@
 // values by path, its shape). The documents table is joined only when its columns are needed: a
 // window of values from the reference index reads no document row.
 import { binaryJsonColumn, type Dialect } from '../sql.ts';
-import { KEY_PATTERN, type Bound, type DocumentCondition, type DocumentQuery, type DocumentSelection } from './document-query.ts';
+import { KEY_PATTERN, type Bound, type DocumentCondition, type DocumentPath, type DocumentQuery, type DocumentSelection } from './document-query.ts';
 import { TRUNCATED } from './values.ts';
 
 export interface BuiltSql {
@@ -243,17 +243,31 @@ function withoutImpliedType(query: DocumentQuery, driver: Driver, rest: Document
 }
 
 /**
- * The documents row's content as selected: whole, or cut down to a few top-level attributes (a
- * page of posts without their bodies: less to turn into text and to parse, 90 KB for 20 posts).
+ * The documents row's content as selected: whole, or the values at a few paths (a page of posts
+ * without their bodies, a body's first line without the rest: less to turn into text and to parse).
  */
 function contentColumn(dialect: Dialect, select: DocumentSelection): string {
-  if (select.kind !== 'keys') return binaryJsonColumn(dialect, 'd.content');
-  if (!select.keys.every((key) => KEY_PATTERN.test(key))) throw new Error('BUG: a selected key that is not an identifier');
-  const pairs = select.keys.map((key) => `'${key}', d.content->'${dialect === 'postgres' ? key : `$.${key}`}'`).join(', ');
-  return dialect === 'postgres' ? `jsonb_build_object(${pairs})` : `json_object(${pairs})`;
+  if (select.kind !== 'paths') return binaryJsonColumn(dialect, 'd.content');
+  const values = select.paths.map((path) => valueAtPath(dialect, path)).join(', ');
+  return dialect === 'postgres' ? `jsonb_build_array(${values})` : `json_array(${values})`;
 }
 
-const readsContent = (select: DocumentSelection) => select.kind === 'content' || select.kind === 'keys';
+/** The JSON value at a path of the row's document, SQL NULL where there is none. */
+function valueAtPath(dialect: Dialect, path: DocumentPath): string {
+  if (!path.every((step) => (typeof step === 'number' ? Number.isSafeInteger(step) && step >= 0 : KEY_PATTERN.test(step)))) {
+    throw new Error('BUG: a selected path that is not plain names and indexes');
+  }
+  if (dialect === 'postgres') {
+    if (path.every((step) => typeof step === 'string')) return `d.content${path.map((step) => `->'${step}'`).join('')}`;
+    // `->` with an integer reads a scalar as an array of itself ('"abc"'->0 is "abc"); a strict
+    // jsonpath reads elements of arrays only, and attributes of objects only, as GROQ does.
+    const jsonPath = `strict $${path.map((step) => (typeof step === 'number' ? `[${step}]` : `."${step}"`)).join('')}`;
+    return `jsonb_path_query_first(d.content, '${jsonPath}', '{}', true)`;
+  }
+  return `(d.content->'$${path.map((step) => (typeof step === 'number' ? `[${step}]` : `.${step}`)).join('')}')`;
+}
+
+const readsContent = (select: DocumentSelection) => select.kind === 'content' || select.kind === 'paths';
 
 export function buildQuerySql(dialect: Dialect, projectId: string, dataset: string, query: DocumentQuery): BuiltSql {
   if (readsContent(query.select) && query.order.kind === 'value' && query.limit !== null) return windowThenContent(dialect, projectId, dataset, query);

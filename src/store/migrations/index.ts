@@ -5,7 +5,7 @@ import { assets } from './003-assets.ts';
 import { webhooks } from './004-webhooks.ts';
 import { documentChanges } from './005-document-changes.ts';
 import { documentIndex } from './006-document-index.ts';
-import { binaryDocuments } from './007-binary-documents.ts';
+import { documentStorage } from './007-document-storage.ts';
 
 /**
  * Versioned migrations, applied in order on start and by `cms migrate`. A migration is never edited
@@ -14,8 +14,8 @@ import { binaryDocuments } from './007-binary-documents.ts';
 export interface Migration {
   readonly version: number;
   readonly name: string;
-  /** The DDL, written once with the column types that differ between engines filled in. */
-  readonly sql: (types: ColumnTypes) => string;
+  /** The DDL, written once with the column types that differ between engines filled in (or per engine). */
+  readonly sql: (types: ColumnTypes, dialect: Dialect) => string;
 }
 
 /** Column types that differ: ISO text and JSON text in SQLite, native types in PostgreSQL. */
@@ -38,13 +38,11 @@ export interface ColumnTypes {
   readonly transactionOrder: string;
   /** Appended to CREATE TABLE for a table stored in its primary key's order (SQLite: WITHOUT ROWID). */
   readonly keyedTable: string;
-  /** SQLite: the function that turns JSON text into binary JSON; null where json columns are binary already. */
-  readonly textToBinaryJson: string | null;
 }
 
 export const COLUMN_TYPES: Readonly<Record<Dialect, ColumnTypes>> = {
-  sqlite: { timestamp: 'TEXT', json: 'TEXT', binaryJson: 'BLOB', flag: 'INTEGER', serialKey: 'INTEGER PRIMARY KEY AUTOINCREMENT', binaryText: 'TEXT', transactionOrder: 'INTEGER NOT NULL DEFAULT 0', keyedTable: ' WITHOUT ROWID', textToBinaryJson: 'jsonb' },
-  postgres: { timestamp: 'TIMESTAMPTZ', json: 'JSONB', binaryJson: 'JSONB', flag: 'SMALLINT', serialKey: 'BIGSERIAL PRIMARY KEY', binaryText: 'TEXT COLLATE "C"', transactionOrder: 'xid8 NOT NULL DEFAULT pg_current_xact_id()', keyedTable: '', textToBinaryJson: null },
+  sqlite: { timestamp: 'TEXT', json: 'TEXT', binaryJson: 'BLOB', flag: 'INTEGER', serialKey: 'INTEGER PRIMARY KEY AUTOINCREMENT', binaryText: 'TEXT', transactionOrder: 'INTEGER NOT NULL DEFAULT 0', keyedTable: ' WITHOUT ROWID' },
+  postgres: { timestamp: 'TIMESTAMPTZ', json: 'JSONB', binaryJson: 'JSONB', flag: 'SMALLINT', serialKey: 'BIGSERIAL PRIMARY KEY', binaryText: 'TEXT COLLATE "C"', transactionOrder: 'xid8 NOT NULL DEFAULT pg_current_xact_id()', keyedTable: '' },
 };
 
-export const migrations: readonly Migration[] = [identity, documents, assets, webhooks, documentChanges, documentIndex, binaryDocuments];
+export const migrations: readonly Migration[] = [identity, documents, assets, webhooks, documentChanges, documentIndex, documentStorage];
