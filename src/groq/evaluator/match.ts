@@ -3,8 +3,14 @@
 // so "ding.dong" stays one token); every pattern term must match some token.
 import { escapeRegExp } from './values.ts';
 
-const TOKEN = /[^!@#$%^&*(),\\/?";:{}|[\]+<>\s-]+/g;
+/** The characters that separate tokens, as the body of a character class. */
+const SEPARATORS = '!@#$%^&*(),\\\\/?";:{}|[\\]+<>\\s-';
+const TOKEN = new RegExp(`[^${SEPARATORS}]+`, 'g');
+/** Pattern terms: tokens that may hold `*`. */
 const TERM = /[^!@#$%^&(),\\/?";:{}|[\]+<>\s-]+/g;
+/** In a text: at the start of a token, and at its end. */
+const TOKEN_START = `(?<![^${SEPARATORS}])(?=[^${SEPARATORS}])`;
+const TOKEN_END = `(?![^${SEPARATORS}])`;
 const EDGE_DOTS = /\b\.+|\.+\b/g;
 const MAX_TERM_LENGTH = 1024;
 
@@ -25,6 +31,11 @@ interface Term {
   /** The whole token, `*` for any characters. */
   token: RegExp;
   /**
+   * The same, found in a text (with its edge dots removed) as a whole token, without cutting the
+   * text into tokens: a term's characters are all token characters, and `*` stays in one token.
+   */
+  inText: RegExp;
+  /**
    * Its literal parts, each of which a matching token contains, found anywhere in a text with the
    * same case-insensitive comparison: a text lacking one cannot match, without being tokenized.
    */
@@ -35,9 +46,14 @@ interface Term {
 
 function term(text: string): Term {
   const literal = text.slice(0, MAX_TERM_LENGTH);
-  const source = literal.replace(/\./g, '\\.').replace(/\*/g, '.*');
+  const escaped = literal.replace(/\./g, '\\.');
   const parts = literal.split('*').filter((part) => part !== '');
-  return { token: new RegExp(`^${source}$`, 'i'), parts: parts.map((part) => new RegExp(escapeRegExp(part), 'i')), literals: parts };
+  return {
+    token: new RegExp(`^${escaped.replace(/\*/g, '.*')}$`, 'i'),
+    inText: new RegExp(`${TOKEN_START}${escaped.replace(/\*/g, `[^${SEPARATORS}]*`)}${TOKEN_END}`, 'i'),
+    parts: parts.map((part) => new RegExp(escapeRegExp(part), 'i')),
+    literals: parts,
+  };
 }
 
 /** The pattern terms; null unless the pattern is a string or an array of strings. */
@@ -88,15 +104,12 @@ function textTokens(text: unknown): string[] {
 export function matches(text: unknown, pattern: unknown): boolean {
   const terms = patternTerms(pattern);
   if (!terms || terms.length === 0) return false;
-  let tokens: string[];
   if (typeof text === 'string') {
-    // Most texts of a filter do not match, and lack some term's literal part: no tokens needed.
-    const stripped = stripDots(text);
-    if (!terms.every((t) => t.parts.every((part) => part.test(stripped)))) return false;
-    tokens = tokensOf(stripped);
-  } else {
-    tokens = textTokens(text);
+    const stripped = text.includes('.') ? stripDots(text) : text;
+    // Most texts of a filter do not match, and lack some term's literal part: a quick no.
+    return terms.every((t) => t.parts.every((part) => part.test(stripped)) && t.inText.test(stripped));
   }
+  const tokens = textTokens(text);
   if (tokens.length === 0) return false;
   return terms.every((t) => tokens.some((token) => t.token.test(token)));
 }
