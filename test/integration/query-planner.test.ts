@@ -393,7 +393,8 @@ describe(`query planner on the store (${testEngine})`, () => {
     );
     // The window's statement selects those attributes, not the documents with their bodies.
     const sql = body.plan!.scans[0]!.sql.join('\n');
-    expect(sql).toMatch(/json(b_build)?_array\(.*d\.content->'(\$\.)?obj'/);
+    // (PostgreSQL reads several paths from a copy `c` of the content decompressed once.)
+    expect(sql).toMatch(/json(b_build)?_array\(.*(d\.content|\bc)->'(\$\.)?obj'/);
     expect(sql).not.toMatch(/d\.content\)? AS content/);
     // Elements by index: those elements are read, not their arrays.
     const elementsText = '*[_type == "card"] | order(n)[0...3]{"first": arr[0], "second": arr[1], "b": obj.a.b[3], "none": arr[9], "inner": arr[0][0], "s": s[0], "z": zero[0]}';
@@ -403,7 +404,7 @@ describe(`query planner on the store (${testEngine})`, () => {
     const postgres = app.db.engine === 'postgres';
     expect(elementsSql).toContain(postgres ? `'strict $."obj"."a"."b"[3]'` : "d.content->'$.obj.a.b[3]'");
     expect(elementsSql).toContain(postgres ? `'strict $."arr"[1]'` : "d.content->'$.arr[1]'");
-    expect(elementsSql).not.toMatch(postgres ? /d\.content->'arr'[,)]/ : /'\$\.arr'/);
+    expect(elementsSql).not.toMatch(postgres ? /(d\.content|\bc)->'arr'[,)]/ : /'\$\.arr'/);
     // A lookup of one document reads its attributes without the dataset's shapes.
     const one = await explain('*[_id == "card1"][0]{s, "k": obj["k\\"q"]}', undefined, 'parts');
     expect(one.result).toEqual({ s: cards[0]!.s, k: { '': 1 } });

