@@ -52,7 +52,7 @@ export function createMemorySource(documents: readonly unknown[], options: Memor
   return {
     documents: () => documents,
     scan: (request) => scanMemory(documents, indexes, request, options),
-    pages: (request) => pagesOf(scanMemory(documents, indexes, { ...request, window: null }, options), options.pageSize ?? 1000),
+    pages: (request) => pagesOf(scanMemory(documents, indexes, { ...request, window: null }, options), options.pageSize ?? 1000, request.unordered === true),
     getDocument: (id) => byId.get(id) ?? null,
   };
 }

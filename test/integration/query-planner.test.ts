@@ -83,7 +83,7 @@ describe(`query planner on the store (${testEngine})`, () => {
   beforeAll(async () => {
     app = await startTestApp();
     admin = await app.login();
-    project = await createProject(app, admin, ['production', 'imported', 'big', 'events', 'mixed', 'search', 'parts']);
+    project = await createProject(app, admin, ['production', 'imported', 'big', 'events', 'mixed', 'search', 'parts', 'visits', 'floats', 'summed']);
   });
   afterAll(async () => app.close());
 
@@ -221,6 +221,53 @@ describe(`query planner on the store (${testEngine})`, () => {
     expect(await result('math::sum(*[_type == "odd"].n)', undefined, 'big')).toBe(1690000);
     expect(await result('count(*[_type == "odd" && n match "1*"])', undefined, 'big')).toBe(0);
     expect(await result('count(*[tags[0] == 3])', undefined, 'big')).toBe(Array.from({ length: 2600 }, (_, i) => i % 7).filter((t) => t === 3).length);
+  });
+
+  it('sums a type\'s values walking their index in any order, and in dataset order when that sum would differ', async () => {
+    const importInto = async (dataset: string, docs: object[]) =>
+      ok(
+        await app.request('POST', `/api/v1/data/import/${dataset}`, {
+          token: admin,
+          headers: { 'x-project': project.slug, 'content-type': 'application/x-ndjson' },
+          rawBody: docs.map((doc) => JSON.stringify(doc)).join('\n'),
+        }),
+      );
+    const counts = Array.from({ length: 2500 }, (_, i) => (i * 7919) % 1000);
+    await importInto('visits', [...counts.map((count, i) => ({ _id: `v${String(i).padStart(5, '0')}`, _type: 'visit', count })), { _id: 'x1', _type: 'other', label: 'none' }]);
+    const sum = await explain('math::sum(*[_type == "visit"].count)', undefined, 'visits');
+    expect(sum.result).toBe(counts.reduce((a, b) => a + b, 0));
+    // The count values' rows, in value order: no document or entries row is read.
+    const [sql] = sum.plan!.scans[0]!.sql;
+    expect(sql).toMatch(/FROM document_values x WHERE/);
+    expect(sql).toMatch(/ORDER BY x\.value, x\.id/);
+    expect(sql).not.toMatch(/document_entries|documents d/);
+    // A page at a time, each after the last (value, id) of the one before: many values are tied
+    // across the pages' edges, and every row is read once.
+    const source = new StoreDocumentSource(app.services.store, project.id, 'visits', { pageSizes: { documents: 100, values: 300 } });
+    expect(await evaluate('math::sum(*[_type == "visit"].count)', { source })).toBe(counts.reduce((a, b) => a + b, 0));
+    const pages = [...source.reports.values()][0]!.queries;
+    expect(pages).toHaveLength(Math.ceil(counts.length / 300));
+    expect(pages.slice(1).every((page) => page.after !== undefined)).toBe(true);
+    expect(await result('math::avg(*[_type == "visit"].count)', undefined, 'visits')).toBe(counts.reduce((a, b) => a + b, 0) / counts.length);
+    expect(await result('math::max(*[_type == "visit"].count)', undefined, 'visits')).toBe(999);
+    expect(await result('math::min(*[_type == "visit"].count)', undefined, 'visits')).toBe(0);
+    // Floating-point addition in value order would give 1e16 + 2: the terms are taken again in dataset order.
+    await importInto('floats', [{ _id: 'f1', _type: 'f', n: 1e16 }, { _id: 'f2', _type: 'f', n: 1 }, { _id: 'f3', _type: 'f', n: 1 }]);
+    expect(await result('math::sum(*[_type == "f"].n)', undefined, 'floats')).toBe(1e16);
+    expect(await result('math::avg(*[_type == "f"].n)', undefined, 'floats')).toBe(1e16 / 3);
+    // An object at the path is not a value row, and makes the sum null: such a type is not walked.
+    await importInto('summed', [{ _id: 'm1', _type: 'm', n: 1 }, { _id: 'm2', _type: 'm', n: { a: 1 } }, { _id: 'm3', _type: 'm' }]);
+    const mixed = await explain('math::sum(*[_type == "m"].n)', undefined, 'summed');
+    expect(mixed.result).toBeNull();
+    expect(mixed.plan!.scans[0]!.sql.join('\n')).not.toMatch(/ORDER BY x\.value/);
+    // Nor where another type has values at the path: the walk would yield them too.
+    await importInto('summed', [{ _id: 'o1', _type: 'o', n: 5 }]);
+    const other = await explain('math::sum(*[_type == "o"].n)', undefined, 'summed');
+    expect(other.result).toBe(5);
+    expect(other.plan!.scans[0]!.sql.join('\n')).not.toMatch(/ORDER BY x\.value/);
+    for (const q of ['math::sum(*[_type == "visit"].count)', 'math::avg(*[_type == "visit"].count)']) {
+      expect(await result(q, undefined, 'visits')).toEqual(await evaluate(q, { dataset: [...counts.map((count, i) => ({ _id: `v${String(i).padStart(5, '0')}`, _type: 'visit', count }))], planner: false }));
+    }
   });
 
   it('checks no type where only the queried type has the path whose values drive the query', async () => {

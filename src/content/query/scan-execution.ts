@@ -196,6 +196,11 @@ export class ScanExecution {
       yield await this.count(where, applied);
       return;
     }
+    const walked = exact && this.request.unordered ? await this.walkedPath(where, select) : null;
+    if (walked !== null) {
+      yield* this.valuePages(walked, select, applied, sizes.values);
+      return;
+    }
     const byId: DocumentQuery['order'] = { kind: 'id', descending: false };
     let driver: number | undefined;
     const page = (last: string | null, limit: number) => {
@@ -227,6 +232,46 @@ export class ScanExecution {
       }
       yield { documents: await this.documents(rows, select), applied, windowed: false };
       if (last !== null && !next) next = page(last, limit);
+    }
+  }
+
+  /**
+   * For candidates wanted in any order (ScanRequest.unordered), reading one path's values of the
+   * documents of some types: that path, when its value rows are exactly what the scan yields, so
+   * that walking them in value order (index only) can stand for the type's documents in id order.
+   * That is when every document with a scalar there is of those types, and none of them has an
+   * object or array there (whose value is not null, and which has no value row); documents with
+   * nothing there are left out, which changes nothing: the query reads null from them, and the
+   * aggregates that take any order skip nulls. Null when the scan stays as it is.
+   */
+  private async walkedPath(where: DocumentCondition, select: DocumentSelection): Promise<string | null> {
+    if (select.kind !== 'values' || select.type || select.paths.length !== 1 || where.kind !== 'type') return null;
+    const path = select.paths[0]!;
+    const { byHash, nonScalarPaths } = await this.context.shapes();
+    if (nonScalarPaths.has(path)) return null;
+    for (const shape of byHash.values()) if (shape.paths.get(path) === 's' && !where.types.includes(shape.type)) return null;
+    return path;
+  }
+
+  /**
+   * The walk of walkedPath(): the path's value rows in value order, a page at a time, each after
+   * the last (value, id) of the one before; read ahead as pages() reads.
+   */
+  private async *valuePages(path: string, select: DocumentSelection, applied: boolean[], pageSize: number): AsyncGenerator<ScanAnswer> {
+    const query: DocumentQuery = { where: { kind: 'value', path }, order: { kind: 'value', path, descending: false }, offset: 0, limit: pageSize, select };
+    const after = (rows: DocumentRow[]): DocumentQuery | null => {
+      const last = rows[rows.length - 1];
+      return rows.length === pageSize && last?.sortValue !== undefined ? { ...query, after: { value: last.sortValue, id: last.id } } : null;
+    };
+    let next: Promise<DocumentRow[]> | null = this.rows(query);
+    while (next) {
+      const rows: DocumentRow[] = await next;
+      const following = after(rows);
+      next = following && this.context.readAhead ? this.rows(following) : null;
+      // It may fail while this page is out: handled here, it still throws where it is awaited.
+      next?.catch(() => undefined);
+      yield { documents: await this.documents(rows, select), applied, windowed: false };
+      if (following && !next) next = this.rows(following);
     }
   }
 

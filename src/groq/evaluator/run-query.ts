@@ -2,8 +2,8 @@
 // PENDING (see ../source.ts), and, for queries made from one scan document by document
 // (../planner/stream.ts), a page of documents at a time.
 import { GroqSourceError } from '../errors.ts';
-import type { ScanAnswer } from '../planner/scan-plan.ts';
-import { STREAM_PARAMETER, type StreamPlan } from '../planner/stream.ts';
+import type { ScanAnswer, ScanRequest } from '../planner/scan-plan.ts';
+import { exactInAnyOrder, STREAM_PARAMETER, type StreamPlan } from '../planner/stream.ts';
 import type { QueryTrace } from '../planner/trace.ts';
 import type { DocumentSource } from '../source.ts';
 import { compileQuery } from './compile.ts';
@@ -72,12 +72,12 @@ export async function runQuery(tree: Parameters<typeof compileQuery>[0], setting
   // The scan's request is bound once, in the root scope (its values may need the source too).
   const request = await rounds(settings, (scope) => bind(scope), info.slots);
   if (!request || typeof request !== 'object') throw new Error('BUG: a streamed scan has no request');
-  const answers = pages(request as Parameters<typeof pages>[0]);
+  const scanRequest = request as ScanRequest;
   const trace = settings.trace;
 
   if (stream.kind === 'count') {
     let count = 0;
-    for await (const answer of answers) {
+    for await (const answer of pages(scanRequest)) {
       if (trace) trace.pages++;
       count += (await rounds(settings, root, info.slots, settings.params, { scan: stream.scan.id, answer })) as number;
     }
@@ -85,18 +85,24 @@ export async function runQuery(tree: Parameters<typeof compileQuery>[0], setting
   }
   if (stream.kind === 'aggregate') {
     const items = compileQuery(stream.items);
-    const all: unknown[] = [];
-    for await (const answer of answers) {
-      if (trace) trace.pages++;
-      const page = await rounds(settings, items.root, items.info.slots, settings.params, { scan: stream.scan.id, answer });
-      if (Array.isArray(page)) for (const item of page) all.push(item);
-    }
+    const collect = async (asked: ScanRequest): Promise<unknown[]> => {
+      const all: unknown[] = [];
+      for await (const answer of pages(asked)) {
+        if (trace) trace.pages++;
+        const page = await rounds(settings, items.root, items.info.slots, settings.params, { scan: stream.scan.id, answer });
+        if (Array.isArray(page)) for (const item of page) all.push(item);
+      }
+      return all;
+    };
+    let all = await collect(stream.order === 'kept' ? scanRequest : { ...scanRequest, unordered: true });
+    // A sum of terms taken in another order than the dataset's is asked again in order, unless exact.
+    if (stream.order === 'sums' && !exactInAnyOrder(all)) all = await collect(scanRequest);
     const outer = compileQuery(stream.outer);
     const value = await rounds(settings, outer.root, outer.info.slots, { ...settings.params, [STREAM_PARAMETER]: all });
     return { kind: 'value', value: info.nonJson || outer.info.nonJson ? toJson(value) : value };
   }
   async function* items(): AsyncGenerator<unknown> {
-    for await (const answer of answers) {
+    for await (const answer of pages!(scanRequest)) {
       if (trace) trace.pages++;
       const page = await rounds(settings, root, info.slots, settings.params, { scan: stream!.scan.id, answer });
       if (Array.isArray(page)) for (const item of page) yield json(item);

@@ -107,9 +107,12 @@ export function scanMemory(documents: readonly unknown[], indexes: MemoryIndexes
   return { documents: matching, applied, windowed };
 }
 
-/** An answer split into pages, as a streamed query reads it. */
-export async function* pagesOf(answer: ScanAnswer, pageSize: number): AsyncGenerator<ScanAnswer> {
-  const documents = answer.documents;
+/**
+ * An answer split into pages, as a streamed query reads it. An unordered request gets its
+ * documents backwards: a source may hand them out in any order, and the evaluator must not mind.
+ */
+export async function* pagesOf(answer: ScanAnswer, pageSize: number, unordered = false): AsyncGenerator<ScanAnswer> {
+  const documents = unordered && answer.documents ? [...answer.documents].reverse() : answer.documents;
   if (!documents) {
     yield answer;
     return;

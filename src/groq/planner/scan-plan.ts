@@ -88,6 +88,11 @@ export type ScanRequest = {
   readonly window: { start: number; end: number } | null;
   /** Only the number of matching documents is wanted. */
   readonly count: boolean;
+  /**
+   * Pages of a streamed aggregate whose value does not depend on the documents' order
+   * (`math::sum(*[_type == "post"].views)`): a source may hand out the candidates in any order.
+   */
+  readonly unordered?: boolean;
   /** What the evaluator reads of the documents besides the constraints (null: everything). */
   readonly fields: readonly ReadPath[] | null;
 };

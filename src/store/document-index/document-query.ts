@@ -55,6 +55,8 @@ export interface DocumentQuery {
   order: DocumentOrder;
   offset: number;
   limit: number | null;
+  /** With a value order walked by its path's value rows: only the rows after this (value, id) in that order. */
+  after?: { value: string; id: string };
   select: DocumentSelection;
   /**
    * Which conjunct of `where` drives the query (its index among the top-level conjuncts), or -1

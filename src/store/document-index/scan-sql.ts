@@ -365,6 +365,13 @@ export function buildQuerySql(dialect: Dialect, projectId: string, dataset: stri
   if (joinsEntries && !entriesByKey) where.push(`e.project_id = ${b.row}.project_id`, `e.dataset = ${b.row}.dataset`, `e.id = ${b.row}.id`);
   // A value order leaves out the documents without a value at its path.
   if (valueOrder && !sortedByDriver) where.push(`${b.valueAt(order.path)} IS NOT NULL`);
+  if (query.after) {
+    if (!sortedByDriver) throw new Error('BUG: a page after a value, not walked by that value');
+    // Ties are in id order either way (ORDER BY below). The bound on the value alone keeps the
+    // walk a range of the index on both engines.
+    const [reach, past] = order.descending ? ['<=', '<'] : ['>=', '>'];
+    where.push(`x.value ${reach} ${b.param(query.after.value)}`, `(x.value ${past} ${b.param(query.after.value)} OR x.id > ${b.param(query.after.id)})`);
+  }
   for (const part of rest) where.push(b.predicate(part));
 
   let sql = `SELECT ${columns} FROM ${from}${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''}`;
