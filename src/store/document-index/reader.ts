@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache';
 import type { SqlExecutor } from '../sql.ts';
 import type { DocumentQuery, DocumentQueryResult, DocumentRow } from './document-query.ts';
 import { parseShapePaths, type PathKind } from './entries.ts';
-import { buildProbeSql, buildQuerySql, buildTypeShareSql, conjuncts, isProbed, type BuiltSql } from './scan-sql.ts';
+import { buildProbeSql, buildQuerySql, buildTypeShareSql, conjuncts, isProbed, sortedValue, type BuiltSql } from './scan-sql.ts';
 
 /** A condition yielding fewer rows than this drives a query rather than a larger one or an order. */
 const PROBE_CAP = 1000;
@@ -239,7 +239,7 @@ function toResult(query: DocumentQuery, rows: RawRow[]): DocumentQueryResult {
       const row: DocumentRow = { id: raw.id };
       if (raw.type !== undefined) row.type = raw.type;
       if (query.select.kind !== 'values') row.content = raw.content;
-      else row.values = columns.map((column) => raw[column] ?? null);
+      else row.values = columns.map((column, i) => (sortedValue(query, i) ? raw.sort_value : raw[column]) ?? null);
       if (raw.sort_value !== undefined) row.sortValue = raw.sort_value;
       return row;
     }),

@@ -309,7 +309,12 @@ export function buildQuerySql(dialect: Dialect, projectId: string, dataset: stri
     selected.push([`${b.row}.id`, 'id']);
     if (joinsDocuments) selected.push(['d.type', 'type']);
     if (select.kind !== 'values') selected.push([contentColumn(dialect, select), 'content']);
-    else select.paths.forEach((path, i) => selected.push([fromDriver(path) ? 'x.value' : b.valueAt(path), `v${i}`]));
+    else {
+      select.paths.forEach((path, i) => {
+        // The value at the order's path is the sort value, selected once (sortedValue()).
+        if (!sortedValue(query, i)) selected.push([fromDriver(path) ? 'x.value' : b.valueAt(path), `v${i}`]);
+      });
+    }
     if (valueOrder) selected.push([sortedByDriver ? sortColumn : b.valueAt(order.path), 'sort_value']);
   }
   const columns = selected.map(([expression, name]) => `${expression} AS ${name}`).join(', ');
@@ -382,6 +387,11 @@ export function buildQuerySql(dialect: Dialect, projectId: string, dataset: stri
   }
   const resultOrder = valueOrder ? `sort_value${direction}, id` : `id${direction}`;
   return { sql, params: b.params, orderBy, resultOrder, columns: selected.map(([, name]) => name) };
+}
+
+/** Whether the i-th path of a values selection is the order's path, whose value is the row's sort value. */
+export function sortedValue(query: DocumentQuery, i: number): boolean {
+  return query.select.kind === 'values' && query.order.kind === 'value' && query.select.paths[i] === query.order.path;
 }
 
 /**
