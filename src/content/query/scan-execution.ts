@@ -270,7 +270,7 @@ export class ScanExecution {
       next = following && this.context.readAhead ? this.rows(following) : null;
       // It may fail while this page is out: handled here, it still throws where it is awaited.
       next?.catch(() => undefined);
-      yield { documents: await this.documents(rows, select), applied, windowed: false };
+      yield { documents: await this.documents(rows, select), applied, windowed: false, reordered: true };
       if (following && !next) next = this.rows(following);
     }
   }

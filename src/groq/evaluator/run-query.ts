@@ -73,11 +73,12 @@ export async function runQuery(tree: Parameters<typeof compileQuery>[0], setting
   const request = await rounds(settings, (scope) => bind(scope), info.slots);
   if (!request || typeof request !== 'object') throw new Error('BUG: a streamed scan has no request');
   const scanRequest = request as ScanRequest;
+  const askPages = pages;
   const trace = settings.trace;
 
   if (stream.kind === 'count') {
     let count = 0;
-    for await (const answer of pages(scanRequest)) {
+    for await (const answer of askPages(scanRequest)) {
       if (trace) trace.pages++;
       count += (await rounds(settings, root, info.slots, settings.params, { scan: stream.scan.id, answer })) as number;
     }
@@ -85,10 +86,13 @@ export async function runQuery(tree: Parameters<typeof compileQuery>[0], setting
   }
   if (stream.kind === 'aggregate') {
     const items = compileQuery(stream.items);
+    // Whether a source took an unordered request at its word and handed documents out of order.
+    let reordered = false;
     const collect = async (asked: ScanRequest): Promise<unknown[]> => {
       const all: unknown[] = [];
-      for await (const answer of pages(asked)) {
+      for await (const answer of askPages(asked)) {
         if (trace) trace.pages++;
+        if (answer.reordered) reordered = true;
         const page = await rounds(settings, items.root, items.info.slots, settings.params, { scan: stream.scan.id, answer });
         if (Array.isArray(page)) for (const item of page) all.push(item);
       }
@@ -96,13 +100,13 @@ export async function runQuery(tree: Parameters<typeof compileQuery>[0], setting
     };
     let all = await collect(stream.order === 'kept' ? scanRequest : { ...scanRequest, unordered: true });
     // A sum of terms taken in another order than the dataset's is asked again in order, unless exact.
-    if (stream.order === 'sums' && !exactInAnyOrder(all)) all = await collect(scanRequest);
+    if (stream.order === 'sums' && reordered && !exactInAnyOrder(all)) all = await collect(scanRequest);
     const outer = compileQuery(stream.outer);
     const value = await rounds(settings, outer.root, outer.info.slots, { ...settings.params, [STREAM_PARAMETER]: all });
     return { kind: 'value', value: info.nonJson || outer.info.nonJson ? toJson(value) : value };
   }
   async function* items(): AsyncGenerator<unknown> {
-    for await (const answer of pages!(scanRequest)) {
+    for await (const answer of askPages(scanRequest)) {
       if (trace) trace.pages++;
       const page = await rounds(settings, root, info.slots, settings.params, { scan: stream!.scan.id, answer });
       if (Array.isArray(page)) for (const item of page) yield json(item);

@@ -112,12 +112,13 @@ export function scanMemory(documents: readonly unknown[], indexes: MemoryIndexes
  * documents backwards: a source may hand them out in any order, and the evaluator must not mind.
  */
 export async function* pagesOf(answer: ScanAnswer, pageSize: number, unordered = false): AsyncGenerator<ScanAnswer> {
-  const documents = unordered && answer.documents ? [...answer.documents].reverse() : answer.documents;
+  const reordered = unordered && answer.documents !== undefined && answer.documents.length > 1;
+  const documents = reordered ? [...answer.documents!].reverse() : answer.documents;
   if (!documents) {
     yield answer;
     return;
   }
   for (let start = 0; start === 0 || start < documents.length; start += pageSize) {
-    yield { ...answer, documents: documents.slice(start, start + pageSize) };
+    yield { ...answer, documents: documents.slice(start, start + pageSize), ...(reordered ? { reordered } : {}) };
   }
 }

@@ -106,4 +106,6 @@ export type ScanAnswer = {
   readonly applied: readonly boolean[];
   /** The documents are exactly the window: filtered completely, ordered, sliced. */
   readonly windowed: boolean;
+  /** The documents are not in dataset order (an answer to an unordered request only). */
+  readonly reordered?: boolean;
 };
