@@ -21,7 +21,7 @@ export { planQuery } from './planner/plan-query.ts';
 export { QueryTrace, type ScanTrace } from './planner/trace.ts';
 export { describePlan, type PlanDescription } from './planner/explain.ts';
 export type { Constraint, FieldPath, ReadPath, ScanAnswer, ScanRequest } from './planner/scan-plan.ts';
-export { placeAtPath } from './planner/read-paths.ts';
+export { outermostPaths, placeAtPath } from './planner/read-paths.ts';
 export { requestKey } from './planner/request-key.ts';
 export type { QueryOutput } from './evaluator/run-query.ts';
 export { readPath } from './planner/constraints.ts';

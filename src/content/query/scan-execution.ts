@@ -3,9 +3,9 @@
 // filter the index also counts, or orders and windows. Documents come whole; or, when the query
 // reads a few indexed paths of them, assembled from the value rows (no document is parsed); or cut
 // down to the values at the paths the query reads.
-import { placeAtPath, readPath, type FieldPath, type ReadPath, type ScanAnswer, type ScanRequest } from '../../groq/index.ts';
+import { outermostPaths, placeAtPath, readPath, type FieldPath, type ReadPath, type ScanAnswer, type ScanRequest } from '../../groq/index.ts';
 import {
-  KEY_PATTERN,
+  isPlainStep,
   type DocumentCondition,
   type DocumentOrder,
   type DocumentPath,
@@ -65,9 +65,6 @@ const isColumn = (path: ReadPath) => path.length === 1 && (path[0] === '_id' || 
 
 const isAttributePath = (path: ReadPath): path is FieldPath => path.every((step) => typeof step === 'string');
 
-/** Whether SQL may name a step of a path literally. */
-const isPlainStep = (step: string | number) => (typeof step === 'number' ? Number.isSafeInteger(step) && step >= 0 : KEY_PATTERN.test(step));
-
 /**
  * The paths to select for the paths read, each cut before its first step SQL cannot name (reading
  * more of a document than asked is always right), without those inside another; null when a path
@@ -80,9 +77,7 @@ function selectablePaths(paths: readonly ReadPath[]): DocumentPath[] | null {
     if (plain === 0) return null;
     cut.push(plain < 0 ? path : path.slice(0, plain));
   }
-  const inside = (path: DocumentPath, other: DocumentPath) => other.length < path.length && other.every((step, i) => step === path[i]);
-  const unique = [...new Map(cut.map((path) => [JSON.stringify(path), path])).values()];
-  return unique.filter((path) => !unique.some((other) => inside(path, other)));
+  return outermostPaths(cut);
 }
 
 /**

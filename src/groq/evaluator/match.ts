@@ -3,11 +3,12 @@
 // so "ding.dong" stays one token); every pattern term must match some token.
 import { escapeRegExp } from './values.ts';
 
-/** The characters that separate tokens, as the body of a character class. */
-const SEPARATORS = '!@#$%^&*(),\\\\/?";:{}|[\\]+<>\\s-';
+/** The characters that separate pattern terms, as the body of a character class. */
+const TERM_SEPARATORS = '!@#$%^&(),\\\\/?";:{}|[\\]+<>\\s-';
+/** Those that separate a text's tokens: the same and `*`, which a term holds as its wildcard. */
+const SEPARATORS = `*${TERM_SEPARATORS}`;
 const TOKEN = new RegExp(`[^${SEPARATORS}]+`, 'g');
-/** Pattern terms: tokens that may hold `*`. */
-const TERM = /[^!@#$%^&(),\\/?";:{}|[\]+<>\s-]+/g;
+const TERM = new RegExp(`[^${TERM_SEPARATORS}]+`, 'g');
 /** In a text: at the start of a token, and at its end. */
 const TOKEN_START = `(?<![^${SEPARATORS}])(?=[^${SEPARATORS}])`;
 const TOKEN_END = `(?![^${SEPARATORS}])`;
@@ -19,12 +20,8 @@ function stripDots(text: string): string {
   return text.replace(EDGE_DOTS, '');
 }
 
-function tokensOf(stripped: string): string[] {
-  return stripped.match(TOKEN) ?? [];
-}
-
 function tokenize(text: string): string[] {
-  return tokensOf(stripDots(text));
+  return stripDots(text).match(TOKEN) ?? [];
 }
 
 interface Term {

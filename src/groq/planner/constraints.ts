@@ -5,8 +5,9 @@ import type { ExprNode } from '../ast.ts';
 import { compare, equals } from '../evaluator/compare.ts';
 import { OPERATORS } from '../evaluator/operators.ts';
 import type { Executor, Scope } from '../evaluator/scope.ts';
-import { isObject, Path } from '../evaluator/values.ts';
+import { Path } from '../evaluator/values.ts';
 import { hasReference } from '../functions/references.ts';
+import { valueAtPath } from './read-paths.ts';
 import type { Constraint, ConstraintTemplate, FieldPath } from './scan-plan.ts';
 
 export type Binder = (scope: Scope) => Constraint;
@@ -72,12 +73,7 @@ export function compileTemplate(template: ConstraintTemplate, compile: (expr: Ex
 
 /** The attribute at `path` of a document, as `a.b.c` reads it. */
 export function readPath(document: unknown, path: FieldPath): unknown {
-  let value = document;
-  for (const name of path) {
-    if (!isObject(value) || !Object.hasOwn(value, name)) return null;
-    value = value[name] ?? null;
-  }
-  return value;
+  return valueAtPath(document, path) ?? null;
 }
 
 /** GROQ's value of the conjunct a constraint stands for, on one document. */

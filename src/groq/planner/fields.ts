@@ -7,6 +7,7 @@
 // paths (and _id and _type): the query cannot tell the difference.
 import type { ExprNode, ObjectAttribute } from '../ast.ts';
 import { findFunction } from '../functions/registry.ts';
+import { outermostPaths } from './read-paths.ts';
 import type { ReadPath, ScanConjunct, ScanPlan } from './scan-plan.ts';
 
 type Value =
@@ -46,8 +47,7 @@ class Sink {
   /** The paths, without those inside another; null when the whole document is read. */
   fields(): ReadPath[] | null {
     if (this.all) return null;
-    const all = [...this.paths.values()];
-    return all.filter((path) => !all.some((other) => other.length < path.length && other.every((name, i) => name === path[i])));
+    return outermostPaths([...this.paths.values()]);
   }
 }
 

@@ -38,6 +38,12 @@ export function placeAtPath(part: Record<string, unknown>, path: ReadPath, value
   }
 }
 
+/** The paths, once each, without those inside another (reading `a` reads `a.b` and `a[0]`). */
+export function outermostPaths<P extends ReadPath>(paths: readonly P[]): P[] {
+  const unique = [...new Map(paths.map((path) => [JSON.stringify(path), path])).values()];
+  return unique.filter((path) => !unique.some((other) => other.length < path.length && other.every((step, i) => step === path[i])));
+}
+
 /** A document cut down to the read paths (and its _id and _type). */
 export function partOf(document: unknown, paths: readonly ReadPath[]): unknown {
   if (!isObject(document)) return document;

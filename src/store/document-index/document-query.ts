@@ -50,6 +50,11 @@ export type DocumentPath = readonly (string | number)[];
 /** Attribute names a `paths` selection may hold: GROQ's plain identifiers. */
 export const KEY_PATTERN = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
+/** Whether SQL may name a step of a selected path literally: an identifier, or an index from the start. */
+export function isPlainStep(step: string | number): boolean {
+  return typeof step === 'number' ? Number.isSafeInteger(step) && step >= 0 : KEY_PATTERN.test(step);
+}
+
 export interface DocumentQuery {
   where: DocumentCondition;
   order: DocumentOrder;

@@ -5,7 +5,7 @@
 // values by path, its shape). The documents table is joined only when its columns are needed: a
 // window of values from the reference index reads no document row.
 import { binaryJsonColumn, type Dialect } from '../sql.ts';
-import { KEY_PATTERN, type Bound, type DocumentCondition, type DocumentPath, type DocumentQuery, type DocumentSelection } from './document-query.ts';
+import { isPlainStep, type Bound, type DocumentCondition, type DocumentPath, type DocumentQuery, type DocumentSelection } from './document-query.ts';
 import { TRUNCATED } from './values.ts';
 
 export interface BuiltSql {
@@ -258,7 +258,7 @@ function contentColumn(dialect: Dialect, select: DocumentSelection): string {
 
 /** The JSON value at a path of a document, SQL NULL where there is none. */
 function valueAtPath(dialect: Dialect, document: string, path: DocumentPath): string {
-  if (!path.every((step) => (typeof step === 'number' ? Number.isSafeInteger(step) && step >= 0 : KEY_PATTERN.test(step)))) {
+  if (!path.every(isPlainStep)) {
     throw new Error('BUG: a selected path that is not plain names and indexes');
   }
   if (dialect === 'postgres') {
