@@ -71,7 +71,6 @@ export class MemoryIndexes {
   }
 }
 
-
 export function scanMemory(documents: readonly unknown[], indexes: MemoryIndexes, request: ScanRequest, options: MemoryScanOptions): ScanAnswer {
   let candidates: readonly unknown[] = documents;
   for (const constraint of request.constraints) {
