@@ -1,6 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupOptions } from 'node:dns';
+import { isIP } from 'node:net';
 import { Agent, buildConnector } from 'undici';
-import { isPublicAddress } from './address-policy.ts';
+import { isPublicAddress, unbracketedHost } from './address-policy.ts';
 
 export class BlockedAddressError extends Error {
   constructor(address: string | undefined) {
@@ -22,15 +23,22 @@ function publicOnlyLookup(hostname: string, options: LookupOptions, callback: Lo
   });
 }
 
+/** A URL's literal IP address (which skips the lookup above), refused before any packet is sent to it. */
+function isRefusedLiteral(hostname: string): boolean {
+  const host = unbracketedHost(hostname);
+  return isIP(host) !== 0 && !isPublicAddress(host);
+}
+
 /**
  * The HTTP agent webhook deliveries use. Unless private addresses are allowed (development and
- * tests), it resolves host names to public addresses only and, after connecting, checks the
- * address it is actually connected to (which also covers URLs with literal IPs), before any byte
- * of the request is sent.
+ * tests), it refuses a literal IP that is not public before connecting, resolves host names to
+ * public addresses only and, after connecting, checks the address it is actually connected to,
+ * before any byte of the request is sent.
  */
 export function createDeliveryAgent(allowPrivate: boolean, timeoutMs: number): Agent {
   const connect = buildConnector({ timeout: timeoutMs, ...(allowPrivate ? {} : { lookup: publicOnlyLookup }) });
   const guarded: buildConnector.connector = (options, callback) => {
+    if (!allowPrivate && isRefusedLiteral(options.hostname)) return callback(new BlockedAddressError(options.hostname), null);
     connect(options, (error, socket) => {
       if (error || !socket) return callback(error ?? new Error('connection failed'), null);
       if (!allowPrivate && !isPublicAddress(socket.remoteAddress ?? '')) {

@@ -1,7 +1,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { badRequest } from '../errors.ts';
-import { isPublicAddress } from './address-policy.ts';
+import { isPublicAddress, unbracketedHost } from './address-policy.ts';
 
 export const MAX_WEBHOOK_URL_LENGTH = 2048;
 
@@ -27,7 +27,7 @@ export async function assertAcceptableWebhookUrl(url: string, allowPrivate: bool
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw badRequest('url must use http or https');
   if (parsed.username !== '' || parsed.password !== '') throw badRequest('url must not contain credentials (user:password@)');
   if (allowPrivate) return;
-  const host = parsed.hostname.replace(/^\[(.*)\]$/, '$1');
+  const host = unbracketedHost(parsed.hostname);
   let addresses: string[];
   if (isIP(host)) {
     addresses = [host];
