@@ -29,6 +29,15 @@ export function canSeeProject(principal: Principal, project: Pick<ProjectRecord,
   return roleInProject(principal, project) !== null;
 }
 
+/**
+ * A project a route addresses: one the principal cannot see is answered exactly as one that does not
+ * exist (`missing`), so that nobody learns which slugs or ids other projects use.
+ */
+export function visibleProject<P extends Pick<ProjectRecord, 'id'>>(principal: Principal, project: P | undefined, missing: () => Error): P {
+  if (!project || !canSeeProject(principal, project)) throw missing();
+  return project;
+}
+
 export function requireGlobalAdmin(principal: Principal): void {
   if (principal.kind !== 'user' || principal.role !== 'admin') throw forbidden('This operation requires the admin role');
 }

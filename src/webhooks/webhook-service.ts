@@ -2,7 +2,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { badRequest, conflict, notFound } from '../errors.ts';
 import type { DeliveryRecord, ProjectRecord, Store, WebhookRecord } from '../store/index.ts';
 import type { Principal } from '../access/principal.ts';
-import { requireProjectRole, requireSession } from '../access/access-control.ts';
+import { requireProjectRole, requireSession, visibleProject } from '../access/access-control.ts';
 import type { ProjectService } from '../projects/project-service.ts';
 import { WEBHOOK_EVENTS, isWebhookEvent } from './events.ts';
 import { assertAcceptableWebhookUrl, systemResolver, type HostResolver } from './url-policy.ts';
@@ -113,7 +113,8 @@ export class WebhookService {
   }
 
   async create(actor: Principal, projectRef: string, input: Required<Pick<WebhookInput, 'name' | 'url' | 'events' | 'dataset'>> & WebhookInput) {
-    // SPEC.md: a webhook for an unknown project is a conflict (409), not a 404.
+    // SPEC.md: a webhook for an unknown project is a conflict (409), not a 404; so is one for a
+    // project the actor cannot see, which must not be told apart.
     const project = await this.managed(actor, projectRef, () => conflict(`Project "${projectRef}" not found`));
     const now = this.now().toISOString();
     const webhook: WebhookRecord = {
@@ -175,10 +176,10 @@ export class WebhookService {
     return (await this.store.deliveries.recent(id, limit)).map(toDeliveryView);
   }
 
+  /** A project the actor cannot see is `missing` like an unknown one; one it sees without admin is 403. */
   private async managed(actor: Principal, projectRef: string, missing = () => notFound(`Project "${projectRef}" not found`)) {
     requireSession(actor);
-    const project = await this.projects.findBySlugOrId(projectRef);
-    if (!project) throw missing();
+    const project = visibleProject(actor, await this.projects.findBySlugOrId(projectRef), missing);
     requireProjectRole(actor, project, 'admin', { sessionOnly: true });
     return project;
   }

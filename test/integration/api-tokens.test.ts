@@ -110,6 +110,37 @@ describe(`API tokens (${testEngine})`, () => {
     const projectAdmin = await createUser(app, admin, 'viewer', { project_access: [{ projectId: project.id, role: 'admin' }] });
     expect((await app.request('POST', `/api/v1/tokens/${project.slug}`, { token: projectAdmin.token, body: { name: 'x' } })).status).toBe(201);
     const other = await createProject(app, admin);
-    expectErrorBody(await app.request('GET', `/api/v1/tokens/${other.slug}`, { token: projectAdmin.token }), 403);
+    expectErrorBody(await app.request('GET', `/api/v1/tokens/${other.slug}`, { token: projectAdmin.token }), 404);
+  });
+
+  it('answers a project the caller cannot see exactly as an unknown one (404), by slug and by id', async () => {
+    const hidden = await createProject(app, admin);
+    const { id: tokenId } = await createApiToken(app, admin, hidden.slug);
+    const own = await createProject(app, admin);
+    const outsiders = [
+      await createUser(app, admin, 'viewer', { project_access: [{ projectId: own.id, role: 'admin' }] }),
+      await createUser(app, admin, 'editor', { project_access: [] }),
+    ];
+    const routes: [string, (project: string) => string, unknown?][] = [
+      ['GET', (project) => `/api/v1/tokens/${project}`],
+      ['POST', (project) => `/api/v1/tokens/${project}`, { name: 'probe' }],
+      ['DELETE', (project) => `/api/v1/tokens/${project}/${tokenId}`],
+    ];
+    for (const user of outsiders) {
+      for (const [method, path, body] of routes) {
+        for (const ref of [hidden.slug, hidden.id]) {
+          const seen = await app.request(method, path(ref), { token: user.token, body });
+          const unknown = await app.request(method, path(`x${ref}`), { token: user.token, body });
+          expect(expectErrorBody(seen, 404).message).toBe(`Project "${ref}" not found`);
+          expect(expectErrorBody(unknown, 404).message).toBe(`Project "x${ref}" not found`);
+        }
+      }
+    }
+    const listed = await app.request<TokenBody[]>('GET', `/api/v1/tokens/${hidden.slug}`, { token: admin });
+    expect(listed.body.map((token) => token.id)).toEqual([tokenId]);
+    // A caller who sees the project without its admin role is told so.
+    const viewer = await createUser(app, admin, 'viewer', { project_access: [{ projectId: hidden.id, role: 'viewer' }] });
+    expectErrorBody(await app.request('GET', `/api/v1/tokens/${hidden.slug}`, { token: viewer.token }), 403);
+    expectErrorBody(await app.request('DELETE', `/api/v1/tokens/${hidden.slug}/${tokenId}`, { token: viewer.token }), 403);
   });
 });

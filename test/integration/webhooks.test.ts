@@ -119,6 +119,40 @@ describe(`webhooks (${testEngine})`, () => {
       expect((await createHook({ url: 'http://127.0.0.1:9/x' }, project.slug, projectAdmin.token)).status).toBe(201);
     });
 
+    it('answers a project the caller cannot see exactly as an unknown one: 404, and 409 on create', async () => {
+      const hidden = await createProject(app, admin);
+      const { body: hook } = await createHook({ url: 'http://127.0.0.1:9/x' }, hidden.slug);
+      const own = await createProject(app, admin);
+      const outsiders = [
+        await createUser(app, admin, 'viewer', { project_access: [{ projectId: own.id, role: 'admin' }] }),
+        await createUser(app, admin, 'editor', { project_access: [] }),
+      ];
+      const body = { name: 'probe', url: 'http://127.0.0.1:9/x', events: ['document.create'], dataset: 'production' };
+      const routes: [string, (project: string) => string, number, unknown?][] = [
+        ['GET', (ref) => `/api/v1/webhooks/${ref}`, 404],
+        ['POST', (ref) => `/api/v1/webhooks/${ref}`, 409, body],
+        ['PUT', (ref) => `/api/v1/webhooks/${ref}/${hook.id}`, 404, { name: 'renamed' }],
+        ['DELETE', (ref) => `/api/v1/webhooks/${ref}/${hook.id}`, 404],
+        ['GET', (ref) => `/api/v1/webhooks/${ref}/${hook.id}/deliveries`, 404],
+      ];
+      for (const user of outsiders) {
+        for (const [method, path, status, payload] of routes) {
+          for (const ref of [hidden.slug, hidden.id]) {
+            const seen = await app.request(method, path(ref), { token: user.token, body: payload });
+            const unknown = await app.request(method, path(`x${ref}`), { token: user.token, body: payload });
+            expect(expectErrorBody(seen, status).message, `${method} ${path(ref)}`).toBe(`Project "${ref}" not found`);
+            expect(expectErrorBody(unknown, status).message).toBe(`Project "x${ref}" not found`);
+          }
+        }
+      }
+      const listed = await app.request<WebhookBody[]>('GET', `/api/v1/webhooks/${hidden.slug}`, { token: admin });
+      expect(listed.body).toMatchObject([{ id: hook.id, name: 'hook' }]);
+      // A caller who sees the project without its admin role is told so.
+      const viewer = await createUser(app, admin, 'viewer', { project_access: [{ projectId: hidden.id, role: 'viewer' }] });
+      expectErrorBody(await app.request('GET', `/api/v1/webhooks/${hidden.slug}`, { token: viewer.token }), 403);
+      expectErrorBody(await createHook({ url: 'http://127.0.0.1:9/x' }, hidden.slug, viewer.token), 403);
+    });
+
     it('updates fields, rotates the secret on request only, and answers 400/404', async () => {
       const { body } = await createHook({ url: 'http://127.0.0.1:9/x' });
       const put = (id: string, payload: unknown, query = '') =>
