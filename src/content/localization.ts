@@ -1,5 +1,6 @@
 import { badRequest } from '../errors.ts';
 import type { Locales } from '../store/index.ts';
+import { ownValue, setOwn } from '../json/own-properties.ts';
 
 /**
  * Localized fields (DESIGN.md): with `?language=xx`, an object whose keys other than `_type` and
@@ -28,11 +29,11 @@ export function localizerFor(locales: Locales | null, language: string | undefin
     const record = value as Record<string, unknown>;
     const keys = Object.keys(record).filter((key) => !IGNORED_KEYS.has(key));
     if (keys.length > 0 && keys.every((key) => ids.has(key))) {
-      const chosen = record[language] ?? (fallback === undefined ? undefined : record[fallback]);
+      const chosen = ownValue(record, language) ?? (fallback === undefined ? undefined : ownValue(record, fallback));
       return chosen === undefined ? null : localize(chosen);
     }
     const out: Record<string, unknown> = {};
-    for (const [key, child] of Object.entries(record)) out[key] = localize(child);
+    for (const [key, child] of Object.entries(record)) setOwn(out, key, localize(child));
     return out;
   };
   return localize;

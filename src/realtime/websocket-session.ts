@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { RawData, WebSocket } from 'ws';
 import { AppError, badRequest } from '../errors.ts';
 import { errorBody } from '../http/error-handler.ts';
+import { FORBIDDEN_KEYS_MESSAGE, parseRequestJson } from '../json/request-json.ts';
 import type { ProjectRecord } from '../store/index.ts';
 import { listenOptions, WEBSOCKET_DEFAULTS } from './listen-options.ts';
 import type { Listener } from './listener-registry.ts';
@@ -185,8 +186,9 @@ function parseMessage(data: RawData, isBinary: boolean): Message {
   if (isBinary) throw badRequest('Messages must be JSON text, not binary');
   let message: unknown;
   try {
-    message = JSON.parse(Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.concat(Array.isArray(data) ? data : [Buffer.from(data)]).toString('utf8'));
-  } catch {
+    message = parseRequestJson(Buffer.isBuffer(data) ? data.toString('utf8') : Buffer.concat(Array.isArray(data) ? data : [Buffer.from(data)]).toString('utf8'));
+  } catch (error) {
+    if (error instanceof SyntaxError && error.message === FORBIDDEN_KEYS_MESSAGE) throw badRequest(`Messages: ${FORBIDDEN_KEYS_MESSAGE}`);
     throw badRequest('Messages must be JSON objects such as {"type": "subscribe", "query": "*[_type == \\"post\\"]"}');
   }
   if (typeof message !== 'object' || message === null || Array.isArray(message)) throw badRequest('Messages must be JSON objects with a "type"');

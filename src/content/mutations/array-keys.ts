@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { setOwn } from '../../json/own-properties.ts';
 
 /**
  * Sanity's `autoGenerateArrayKeys`: every object in an array gets a `_key` if it has none, so
@@ -12,8 +13,8 @@ function addKeys(value: unknown, inArray: boolean): unknown {
   if (Array.isArray(value)) return value.map((item) => addKeys(item, true));
   if (typeof value !== 'object' || value === null) return value;
   const out: Record<string, unknown> = {};
-  if (inArray && !('_key' in value)) out._key = randomBytes(6).toString('hex');
-  for (const [key, child] of Object.entries(value)) out[key] = addKeys(child, false);
+  if (inArray && !Object.hasOwn(value, '_key')) out._key = randomBytes(6).toString('hex');
+  for (const [key, child] of Object.entries(value)) setOwn(out, key, addKeys(child, false));
   return out;
 }
 

@@ -1,6 +1,7 @@
 import { applyPatches, parsePatch as parseTextPatch } from '@sanity/diff-match-patch';
 import { badRequest } from '../../errors.ts';
 import type { JsonObject } from '../../store/index.ts';
+import { isRecord, ownValue, setOwn } from '../../json/own-properties.ts';
 import { parsePath, type PathSegment } from './path.ts';
 
 /** The operations of one `patch` mutation, applied in Sanity's order. */
@@ -26,10 +27,6 @@ type Container = JsonObject | unknown[];
 // The server owns these; `_type` may be set to another type but not removed.
 const PROTECTED = new Set(['_id', '_rev', '_createdAt', '_updatedAt']);
 
-function isObject(value: unknown): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function guard(path: string, segments: PathSegment[], removing: boolean): void {
   const first = segments[0];
   if (first?.kind !== 'field') return;
@@ -37,15 +34,26 @@ function guard(path: string, segments: PathSegment[], removing: boolean): void {
   if (first.name === '_type' && (removing || segments.length > 1)) throw badRequest(`"${path}": _type cannot be removed`);
 }
 
+/** The value at a key or index of a container: own properties only (a document's `toString` is data, never a function). */
+function valueAt(container: Container, at: string | number): unknown {
+  return Array.isArray(container) ? container[at as number] : ownValue(container, at as string);
+}
+
+/** Stores a value at a key or index of a container, as an own property. */
+function storeAt(container: Container, at: string | number, value: unknown): void {
+  if (Array.isArray(container)) container[at as number] = value;
+  else setOwn(container, at as string, value);
+}
+
 /** Resolves a segment against a container: the key or index to use, or undefined when nothing matches. */
 function locate(container: Container, segment: PathSegment): string | number | undefined {
-  if (segment.kind === 'field') return isObject(container) ? segment.name : undefined;
+  if (segment.kind === 'field') return isRecord(container) ? segment.name : undefined;
   if (!Array.isArray(container)) return undefined;
   if (segment.kind === 'index') {
     const index = segment.index < 0 ? container.length + segment.index : segment.index;
     return index >= 0 && index < container.length ? index : undefined;
   }
-  const index = container.findIndex((item) => isObject(item) && item._key === segment.key);
+  const index = container.findIndex((item) => isRecord(item) && ownValue(item, '_key') === segment.key);
   return index === -1 ? undefined : index;
 }
 
@@ -59,11 +67,11 @@ function parentOf(root: JsonObject, segments: PathSegment[], create: boolean): C
     const segment = segments[i]!;
     const at = locate(current, segment);
     if (at === undefined) return undefined;
-    let next = (current as Record<string | number, unknown>)[at];
+    let next = valueAt(current, at);
     if (next === undefined || next === null) {
       if (!create || segment.kind !== 'field') return undefined;
       next = {};
-      (current as Record<string, unknown>)[at] = next;
+      storeAt(current, at, next);
     }
     if (typeof next !== 'object' || next === null) return undefined;
     current = next as Container;
@@ -80,11 +88,10 @@ function setAt(root: JsonObject, path: string, value: unknown, onlyIfMissing: bo
   const parent = parentOf(root, segments, true);
   if (!parent) return;
   const last = segments[segments.length - 1]!;
-  const at = last.kind === 'field' && isObject(parent) ? last.name : locate(parent, last);
+  const at = last.kind === 'field' && isRecord(parent) ? last.name : locate(parent, last);
   if (at === undefined) return;
-  const target = parent as Record<string | number, unknown>;
-  if (onlyIfMissing && target[at] !== undefined) return;
-  target[at] = structuredClone(value);
+  if (onlyIfMissing && valueAt(parent, at) !== undefined) return;
+  storeAt(parent, at, structuredClone(value));
 }
 
 /** The existing value a path selects, as its container and key; undefined when nothing matches. */
@@ -108,13 +115,14 @@ function addAt(root: JsonObject, path: string, amount: unknown, sign: 1 | -1, op
   if (typeof amount !== 'number' || !Number.isFinite(amount)) throw badRequest(`${operation} "${path}": the amount must be a number`);
   const found = existingAt(root, path, false);
   if (!found) return;
-  const target = found.container as Record<string | number, unknown>;
-  const at = found.at;
-  const current = target[at];
+  const current = valueAt(found.container, found.at);
   // A missing value is left alone, as in Sanity: combine with setIfMissing to start from zero.
   if (current === undefined) return;
   if (typeof current !== 'number') throw badRequest(`${operation} "${path}": the current value is not a number`);
-  target[at] = current + sign * amount;
+  const result = current + sign * amount;
+  // JSON has no Infinity: it would be stored as null.
+  if (!Number.isFinite(result)) throw badRequest(`${operation} "${path}": the result ${current} ${sign > 0 ? '+' : '-'} ${amount} is beyond the range of a number`);
+  storeAt(found.container, found.at, result);
 }
 
 function insertAt(root: JsonObject, operation: InsertOperation): void {
@@ -139,9 +147,7 @@ function insertAt(root: JsonObject, operation: InsertOperation): void {
 function patchTextAt(root: JsonObject, path: string, patchText: string): void {
   const found = existingAt(root, path, false);
   if (!found) return;
-  const target = found.container as Record<string | number, unknown>;
-  const at = found.at;
-  const current = target[at];
+  const current = valueAt(found.container, found.at);
   if (typeof current !== 'string') return;
   let patches;
   try {
@@ -149,7 +155,7 @@ function patchTextAt(root: JsonObject, path: string, patchText: string): void {
   } catch {
     throw badRequest(`diffMatchPatch "${path}": not a valid text patch`);
   }
-  target[at] = applyPatches(patches, current)[0];
+  storeAt(found.container, found.at, applyPatches(patches, current)[0]);
 }
 
 /** Applies the operations to `document` in place, in Sanity's order: set, setIfMissing, unset, inc, dec, insert, diffMatchPatch. */

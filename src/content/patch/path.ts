@@ -1,4 +1,5 @@
 import { badRequest } from '../../errors.ts';
+import { FORBIDDEN_KEYS_MESSAGE, forbiddenStep } from '../../json/request-json.ts';
 
 /**
  * Patch paths (DESIGN.md): attribute names joined by dots, `[n]` array indexes (negative counts
@@ -44,6 +45,10 @@ export function parsePath(path: string): PathSegment[] {
     }
   }
   if (segments.length === 0) throw badRequest('a patch path must not be empty');
+  // The same rule as for keys in request bodies, at any depth (quoted forms included).
+  if (forbiddenStep(segments.map((segment) => (segment.kind === 'field' ? segment.name : ''))) !== undefined) {
+    throw badRequest(`invalid path "${path}": ${FORBIDDEN_KEYS_MESSAGE}`);
+  }
   if (cache.size > 10_000) cache.clear();
   cache.set(path, segments);
   return segments;

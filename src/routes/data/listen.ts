@@ -3,6 +3,7 @@ import type { Services } from '../../services.ts';
 import { badRequest } from '../../errors.ts';
 import { credentialOf, principalOf } from '../../http/request-context.ts';
 import { namedProject } from '../../http/data-project.ts';
+import { parametersFromQueryString } from '../../http/query-parameters.ts';
 import { resolveDataProject } from '../../projects/data-project-resolver.ts';
 import { bearerSecurity, errorResponses } from '../../http/schemas.ts';
 import { MAX_LISTEN_QUERY_LENGTH } from '../../realtime/listen-filter.ts';
@@ -93,7 +94,7 @@ export const listenRoutes: FastifyPluginAsync<{ services: Services }> = async (a
       }
       const { query } = request.query;
       if (query === undefined) throw badRequest('querystring must have the property "query" (a GROQ filter such as *[_type == "post"])');
-      const filter = await realtime.compileFilter(query, parametersOf(request.query), project, dataset);
+      const filter = await realtime.compileFilter(query, parametersFromQueryString(request.query), project, dataset);
       contexts.set(request, { project, dataset, access, filter, options: listenOptions(request.query, SSE_DEFAULTS) });
     },
     handler: async (request, reply) => {
@@ -119,17 +120,3 @@ function accessCheck(services: Services, credential: string, projectId: string, 
   };
 }
 
-/** Sanity's clients send query parameters as `$name=<JSON value>`. */
-function parametersOf(query: ListenQuery): Record<string, unknown> {
-  const params: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(query)) {
-    if (!key.startsWith('$')) continue;
-    if (typeof value !== 'string') throw badRequest(`Query parameter ${key} must be given once`);
-    try {
-      params[key.slice(1)] = JSON.parse(value);
-    } catch {
-      throw badRequest(`Query parameter ${key} must be a JSON value (a string in quotes: ${key}="text")`);
-    }
-  }
-  return params;
-}

@@ -1,9 +1,9 @@
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../../services.ts';
-import { badRequest } from '../../errors.ts';
 import { principalOf } from '../../http/request-context.ts';
 import { dataProject } from '../../http/data-project.ts';
+import { parametersFromQueryString } from '../../http/query-parameters.ts';
 import { bearerSecurity, errorResponses } from '../../http/schemas.ts';
 import { isStreamed, PERSPECTIVES, type Perspective, type QueryRequest, type StreamedQueryResponse } from '../../content/query/query-service.ts';
 import { datasetParams, languageQuery, projectQuery } from './schemas.ts';
@@ -39,21 +39,6 @@ const responses = {
   },
   ...errorResponses(400, 401, 403, 404),
 } as const;
-
-/** `$name=<JSON>` parameters of a GET query, as Sanity's clients send them. */
-function parametersFromQueryString(query: Record<string, unknown>): Record<string, unknown> {
-  const params: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(query)) {
-    if (!key.startsWith('$') || key.length === 1) continue;
-    if (typeof value !== 'string') throw badRequest(`parameter ${key} is given more than once`);
-    try {
-      params[key.slice(1)] = JSON.parse(value);
-    } catch {
-      throw badRequest(`parameter ${key} must be a JSON value (strings in double quotes), got ${value}`);
-    }
-  }
-  return params;
-}
 
 /**
  * The response of a streamed result as JSON text written while the result is computed (chunks of
