@@ -3,6 +3,7 @@ import type { Services } from './services.ts';
 import { createLogger, type Logger } from './logging.ts';
 import { openStore, type StoreOptions } from './store/index.ts';
 import { AccessTokens } from './identity/access-tokens.ts';
+import { signingSecretIn } from './identity/signing-secret.ts';
 import { PasswordHasher } from './identity/passwords.ts';
 import { AuthService } from './identity/auth-service.ts';
 import { UserService } from './identity/user-service.ts';
@@ -63,7 +64,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     auth: new AuthService({
       store,
       passwords,
-      accessTokens: new AccessTokens(config.jwtSecret, config.jwtAccessExpiresInSeconds),
+      accessTokens: new AccessTokens(config.jwtSecret ?? generatedSigningSecret(config.dataDir, log), config.jwtAccessExpiresInSeconds),
       refreshLifetimeSeconds: config.jwtRefreshExpiresInSeconds,
     }),
     users: new UserService({ store, passwords }),
@@ -90,6 +91,12 @@ export async function createServices(config: Config, options: ServiceOptions = {
     ),
     readiness: new Readiness({ database: () => store.ping() }),
   };
+}
+
+function generatedSigningSecret(dataDir: string, log: Logger): string {
+  const { secret, file, created } = signingSecretIn(dataDir);
+  if (created) log.info({ file }, 'JWT_SECRET is not set: generated a random signing secret (set JWT_SECRET to share one between instances)');
+  return secret;
 }
 
 /** Starts the background workers: scheduled publishing, webhook delivery, the real-time change feed. */

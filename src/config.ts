@@ -5,8 +5,6 @@ import ipaddr from 'ipaddr.js';
  * Configuration is read from the environment once, validated, frozen and passed down.
  * Nothing below this module reads process.env.
  */
-export const DEFAULT_JWT_SECRET = 'insecure-development-secret-change-me';
-
 export interface Config {
   readonly port: number;
   readonly host: string;
@@ -16,7 +14,8 @@ export interface Config {
   readonly redisUrl: string | undefined;
   /** Prefix of every Redis key, so deployments can share one Redis. */
   readonly redisKeyPrefix: string;
-  readonly jwtSecret: string;
+  /** Unset: a random secret generated on the first start and kept in DATA_DIR (identity/signing-secret.ts). */
+  readonly jwtSecret: string | undefined;
   readonly jwtAccessExpiresInSeconds: number;
   readonly jwtRefreshExpiresInSeconds: number;
   readonly adminEmail: string | undefined;
@@ -159,11 +158,13 @@ export function loadConfig(env: Env = process.env): Config {
   if (!/^(postgres|postgresql):\/\//.test(databaseUrl) && !databaseUrl.startsWith('sqlite:')) {
     throw new ConfigError('DATABASE_URL must start with postgres://, postgresql:// or sqlite:');
   }
-  const jwtSecret = optional(env, 'JWT_SECRET') ?? DEFAULT_JWT_SECRET;
-  if (nodeEnv === 'production' && jwtSecret === DEFAULT_JWT_SECRET) {
-    throw new ConfigError('JWT_SECRET must be set in production (the default development secret is refused)');
+  const jwtSecret = optional(env, 'JWT_SECRET');
+  // In production instances must share one secret: a secret generated per instance would sign
+  // tokens the others refuse.
+  if (nodeEnv === 'production' && jwtSecret === undefined) {
+    throw new ConfigError('JWT_SECRET must be set in production (the same on every instance)');
   }
-  if (nodeEnv === 'production' && jwtSecret.length < 32) {
+  if (jwtSecret !== undefined && nodeEnv === 'production' && jwtSecret.length < 32) {
     throw new ConfigError('JWT_SECRET must be at least 32 characters in production');
   }
   const blobStore = env.BLOB_STORE || 'fs';

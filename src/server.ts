@@ -8,7 +8,6 @@ import { buildApp } from './http/app.ts';
 import { bootstrapAdmin } from './identity/bootstrap-admin.ts';
 import { describeDatabaseUrl } from './store/index.ts';
 import { API_PREFIX } from './http/openapi.ts';
-import { DEFAULT_JWT_SECRET } from './config.ts';
 
 export function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -33,7 +32,6 @@ export async function startServer(config: Config, out: (line: string) => void = 
 
   out(`Content service listening on ${url} (database: ${describeDatabaseUrl(config.databaseUrl)})`);
   out(`API docs: ${url}/docs`);
-  if (config.jwtSecret === DEFAULT_JWT_SECRET) out('Warning: JWT_SECRET is not set; the development default is in use.');
   if (admin?.generatedPassword) {
     out(`First start: created admin ${admin.email} with the password below. It is shown only this once.`);
     out(`  ${admin.generatedPassword}`);

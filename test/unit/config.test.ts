@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ConfigError, DEFAULT_JWT_SECRET, loadConfig, parseDurationSeconds } from '../../src/config.ts';
+import { ConfigError, loadConfig, parseDurationSeconds } from '../../src/config.ts';
 
 describe('configuration', () => {
   it('has the defaults of the operating contract', () => {
@@ -8,7 +8,7 @@ describe('configuration', () => {
       port: 3000,
       host: '127.0.0.1',
       redisUrl: undefined,
-      jwtSecret: DEFAULT_JWT_SECRET,
+      jwtSecret: undefined,
       jwtAccessExpiresInSeconds: 900,
       jwtRefreshExpiresInSeconds: 7 * 86400,
       bcryptRounds: 12,
@@ -63,7 +63,7 @@ describe('configuration', () => {
     });
   });
 
-  it('refuses the default JWT secret (and short ones) in production', () => {
+  it('needs a JWT secret of 32 characters or more in production', () => {
     expect(() => loadConfig({ NODE_ENV: 'production' })).toThrow(ConfigError);
     expect(() => loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'short' })).toThrow(/at least 32/);
     expect(loadConfig({ NODE_ENV: 'production', JWT_SECRET: 'x'.repeat(32) }).nodeEnv).toBe('production');
