@@ -24,14 +24,36 @@ function tokenize(text: string): string[] {
   return stripDots(text).match(TOKEN) ?? [];
 }
 
+/**
+ * A literal run of a term between wildcards, compared as a RegExp with the `i` flag and without
+ * `u` (so an ASCII character equals only itself in either case, and lengths never change): `at`
+ * tests it at one position, `find` finds its first occurrence from a position.
+ */
+interface Segment {
+  length: number;
+  at: RegExp;
+  find: RegExp;
+}
+
+function segment(text: string): Segment {
+  const source = escapeRegExp(text);
+  return { length: text.length, at: new RegExp(source, 'iy'), find: new RegExp(source, 'ig') };
+}
+
+function segmentAt(part: Segment, text: string, position: number): boolean {
+  part.at.lastIndex = position;
+  return part.at.test(text);
+}
+
 interface Term {
-  /** The whole token, `*` for any characters. */
-  token: RegExp;
+  /** The literal runs between the `*`s (consecutive `*`s are one): first and last may be empty. */
+  segments: Segment[];
   /**
-   * The same, found in a text (with its edge dots removed) as a whole token, without cutting the
-   * text into tokens: a term's characters are all token characters, and `*` stays in one token.
+   * For terms without a wildcard, or with one at the end only: the term found in a text (with its
+   * edge dots removed) as a whole token, without cutting the text into tokens. Such expressions
+   * never backtrack; other terms are matched token by token with `wholeToken`.
    */
-  inText: RegExp;
+  inText: RegExp | null;
   /**
    * Its literal parts, each of which a matching token contains, found anywhere in a text with the
    * same case-insensitive comparison: a text lacking one cannot match, without being tokenized.
@@ -42,15 +64,47 @@ interface Term {
 }
 
 function term(text: string): Term {
-  const literal = text.slice(0, MAX_TERM_LENGTH);
-  const escaped = literal.replace(/\./g, '\\.');
-  const parts = literal.split('*').filter((part) => part !== '');
+  const literal = text.slice(0, MAX_TERM_LENGTH).replace(/\*+/g, '*');
+  const runs = literal.split('*');
+  const parts = runs.filter((part) => part !== '');
+  const prefixOnly = runs.length === 1 || (runs.length === 2 && runs[1] === '');
   return {
-    token: new RegExp(`^${escaped.replace(/\*/g, '.*')}$`, 'i'),
-    inText: new RegExp(`${TOKEN_START}${escaped.replace(/\*/g, `[^${SEPARATORS}]*`)}${TOKEN_END}`, 'i'),
+    segments: runs.map(segment),
+    inText: prefixOnly ? new RegExp(`${TOKEN_START}${escapeRegExp(runs[0]!)}${runs.length === 2 ? `[^${SEPARATORS}]*` : ''}${TOKEN_END}`, 'i') : null,
     parts: parts.map((part) => new RegExp(escapeRegExp(part), 'i')),
     literals: parts,
   };
+}
+
+/**
+ * Whether a whole token matches a term, in time linear in the token: the first run is anchored at
+ * the start, the last at the end, and each run between is taken at its first occurrence after the
+ * one before (an earlier occurrence never leaves less room for the rest). A regular expression
+ * with several `.*` would backtrack: `"aaaa…b" match "****a"` tripled its time with each `*`.
+ */
+function wholeToken(t: Term, token: string): boolean {
+  const { segments } = t;
+  const first = segments[0]!;
+  if (segments.length === 1) return token.length === first.length && segmentAt(first, token, 0);
+  const last = segments[segments.length - 1]!;
+  const end = token.length - last.length;
+  if (end < first.length || !segmentAt(first, token, 0) || !segmentAt(last, token, end)) return false;
+  let position = first.length;
+  for (let i = 1; i < segments.length - 1; i++) {
+    const middle = segments[i]!;
+    middle.find.lastIndex = position;
+    const found = middle.find.exec(token);
+    if (!found || found.index + middle.length > end) return false;
+    position = found.index + middle.length;
+  }
+  return true;
+}
+
+/** Whether some token of a text (its edge dots removed) matches the term whole. */
+function inText(t: Term, stripped: string): boolean {
+  if (t.inText) return t.inText.test(stripped);
+  for (const token of stripped.matchAll(TOKEN)) if (wholeToken(t, token[0])) return true;
+  return false;
 }
 
 /** The pattern terms; null unless the pattern is a string or an array of strings. */
@@ -104,11 +158,11 @@ export function matches(text: unknown, pattern: unknown): boolean {
   if (typeof text === 'string') {
     const stripped = text.includes('.') ? stripDots(text) : text;
     // Most texts of a filter do not match, and lack some term's literal part: a quick no.
-    return terms.every((t) => t.parts.every((part) => part.test(stripped)) && t.inText.test(stripped));
+    return terms.every((t) => t.parts.every((part) => part.test(stripped)) && inText(t, stripped));
   }
   const tokens = textTokens(text);
   if (tokens.length === 0) return false;
-  return terms.every((t) => tokens.some((token) => t.token.test(token)));
+  return terms.every((t) => tokens.some((token) => wholeToken(t, token)));
 }
 
 /** BM25-style relevance of `text match pattern`, used by score(): more matching tokens, higher score. */
@@ -121,7 +175,7 @@ export function matchScore(text: unknown, pattern: unknown): number {
   let score = 0;
   for (const term of terms) {
     let frequency = 0;
-    for (const token of tokens) if (term.token.test(token)) frequency++;
+    for (const token of tokens) if (wholeToken(term, token)) frequency++;
     score += (frequency * (k + 1)) / (frequency + k);
   }
   return score;
