@@ -38,8 +38,9 @@ export class AppError extends Error {
   /** Extra response headers, e.g. Retry-After on 429. */
   readonly headers: Readonly<Record<string, string>>;
 
-  constructor(code: ErrorCode, message: string, headers: Record<string, string> = {}) {
-    super(message);
+  /** `cause`: what went wrong underneath, for the log (never sent to the client). */
+  constructor(code: ErrorCode, message: string, headers: Record<string, string> = {}, cause?: unknown) {
+    super(message, cause === undefined ? undefined : { cause });
     this.name = 'AppError';
     this.code = code;
     this.statusCode = STATUS[code];
@@ -52,3 +53,5 @@ export const unauthorized = (message = 'Authentication required'): AppError => n
 export const forbidden = (message = 'Insufficient permissions'): AppError => new AppError('FORBIDDEN', message);
 export const notFound = (message: string): AppError => new AppError('NOT_FOUND', message);
 export const conflict = (message: string): AppError => new AppError('CONFLICT', message);
+/** A 500 whose client message is generic; `cause` is logged once with its stack by the HTTP layer. */
+export const internalError = (message: string, cause: unknown): AppError => new AppError('INTERNAL', message, {}, cause);

@@ -9,7 +9,7 @@ const SECRET_QUERY = /([?&](?:access_token|token|refreshToken)=)[^&]*/gi;
  * reach them: Authorization and Cookie headers are redacted, token-bearing query parameters are
  * masked, and bodies are never logged.
  */
-export function createLogger(level: string): Logger {
+export function createLogger(level: string, destination?: pino.DestinationStream): Logger {
   return pino({
     level,
     redact: { paths: ['req.headers.authorization', 'req.headers.cookie'], censor: '[redacted]' },
@@ -18,5 +18,5 @@ export function createLogger(level: string): Logger {
         return { id: request.id, method: request.method, url: request.url.replace(SECRET_QUERY, '$1[redacted]'), ip: request.ip };
       },
     },
-  });
+  }, destination);
 }

@@ -296,7 +296,10 @@ export class Parser {
     let steps: Step[] = [];
     let current = base;
     let currentIsArray = baseIsArray;
+    // Each step is a level of the tree; resolving a longer chain would exhaust the stack first.
+    let length = 0;
     for (;;) {
+      if (++length > MAX_TREE_HEIGHT) throw new GroqSyntaxError(this.query, base.start, `the query nests deeper than ${MAX_TREE_HEIGHT} levels`);
       const step = parseStep(this);
       if (step) {
         steps.push(step);

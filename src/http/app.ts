@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Services } from '../services.ts';
-import { registerErrorHandling } from './error-handler.ts';
+import { frameworkErrors, registerErrorHandling } from './error-handler.ts';
 import { registerValidation } from './validation.ts';
 import { registerOpenApi, API_PREFIX } from './openapi.ts';
 import { requestContextPlugin } from './request-context.ts';
@@ -41,6 +41,10 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     loggerInstance: services.log,
     // Bodies are limited per route where larger uploads are allowed; 1 MiB elsewhere.
     bodyLimit: 1024 * 1024,
+    // Ids are up to 128 characters, and Sanity's clients ask for many documents in one parameter
+    // (`/data/doc/:dataset/id1,id2,...`); the whole request head stays within Node's 16 KiB.
+    maxParamLength: 8 * 1024,
+    frameworkErrors,
     return503OnClosing: true,
     rewriteUrl: rewriteVersionedUrl,
     // Behind a load balancer, the client address (rate-limit key) comes from X-Forwarded-For, but

@@ -1,5 +1,5 @@
 import { STATUS_CODES } from 'node:http';
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { AppError } from '../errors.ts';
 
 export interface ErrorBody {
@@ -24,6 +24,8 @@ function send(reply: FastifyReply, statusCode: number, message: string) {
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | AppError | Error, request, reply) => {
     if (error instanceof AppError) {
+      // A 5xx is ours to fix: logged once, with what caused it and its stack.
+      if (error.statusCode >= 500) request.log.error({ err: error.cause ?? error }, error.message);
       reply.headers(error.headers);
       return send(reply, error.statusCode, error.message);
     }
@@ -36,4 +38,17 @@ export function registerErrorHandling(app: FastifyInstance): void {
   });
 
   app.setNotFoundHandler((request, reply) => send(reply, 404, `Route ${request.method} ${request.url.split('?')[0]} not found`));
+}
+
+/** Status of the errors Fastify's router raises before a route is found (see `frameworkErrors`). */
+const FRAMEWORK_STATUS: Readonly<Record<string, number>> = { FST_ERR_BAD_URL: 400, FST_ERR_MAX_PARAM_LENGTH: 414 };
+
+/**
+ * Fastify's `frameworkErrors` option: the router's own refusals (a malformed URL, a path
+ * parameter over maxParamLength) answer with the standard error body like every other error.
+ */
+export function frameworkErrors(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const status = Object.hasOwn(FRAMEWORK_STATUS, error.code) ? FRAMEWORK_STATUS[error.code]! : 400;
+  const message = status === 414 ? 'A path parameter is longer than the server accepts' : 'The URL is not valid (a malformed %-escape?)';
+  void send(reply, status, message);
 }

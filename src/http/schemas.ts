@@ -122,6 +122,7 @@ export const bearerSecurity = [{ bearerAuth: [] }];
 export function paginationQuery(defaultLimit: number, maxLimit: number) {
   return {
     limit: { type: 'integer', minimum: 1, maximum: maxLimit, default: defaultLimit },
-    offset: { type: 'integer', minimum: 0, default: 0 },
+    // Databases take offsets as 64-bit integers: a larger one is a 400, not a failed statement.
+    offset: { type: 'integer', minimum: 0, maximum: Number.MAX_SAFE_INTEGER, default: 0 },
   } as const;
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { RawData, WebSocket } from 'ws';
-import { AppError, badRequest } from '../errors.ts';
+import { AppError, badRequest, internalError } from '../errors.ts';
 import { errorBody } from '../http/error-handler.ts';
 import { FORBIDDEN_KEYS_MESSAGE, parseRequestJson } from '../json/request-json.ts';
 import type { ProjectRecord } from '../store/index.ts';
@@ -20,6 +20,8 @@ export interface WebSocketContext {
   readonly project: ProjectRecord;
   readonly dataset: string;
   readonly access: AccessCheck;
+  /** The upgrade request's logger: where an unexpected failure of a message is reported. */
+  readonly log: { error(details: { err: unknown }, message: string): void };
 }
 
 type Message = Record<string, unknown>;
@@ -93,7 +95,9 @@ export class WebSocketSession implements ListenSession {
           throw badRequest(`Unknown message type ${JSON.stringify(message.type)}: expected subscribe, unsubscribe or ping`);
       }
     } catch (error) {
-      this.send(this.errorMessage(error instanceof AppError ? error : new AppError('INTERNAL', 'An internal error occurred')));
+      const known = error instanceof AppError ? error : internalError('An internal error occurred', error);
+      if (known.statusCode >= 500) this.context.log.error({ err: known.cause ?? known }, known.message);
+      this.send(this.errorMessage(known));
     }
   }
 

@@ -1,4 +1,4 @@
-import { badRequest, AppError } from '../../errors.ts';
+import { badRequest, internalError, AppError } from '../../errors.ts';
 import type { ProjectRecord, Store } from '../../store/index.ts';
 import type { Principal } from '../../access/principal.ts';
 import { requireProjectRole } from '../../access/access-control.ts';
@@ -52,7 +52,7 @@ function queryError(error: unknown): AppError {
     return badRequest(`GROQ syntax error at line ${error.line}, column ${error.column} (position ${error.position}): ${error.detail}`);
   }
   if (error instanceof GroqParameterError) return badRequest(`The query uses $${error.parameter}, which is not in params`);
-  return new AppError('INTERNAL', 'The query could not be executed');
+  return internalError('The query could not be executed', error);
 }
 
 /** POST /data/query: GROQ over a dataset (drafts and published documents alike). */

@@ -8,7 +8,7 @@ import { datasetParam, documentIdParam, documentParams, documentSchema, projectQ
 
 const revisionParams = {
   type: 'object',
-  properties: { dataset: datasetParam, documentId: documentIdParam, revision: { type: 'integer', minimum: 1 } },
+  properties: { dataset: datasetParam, documentId: documentIdParam, revision: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER } },
   required: ['dataset', 'documentId', 'revision'],
 } as const;
 const revisionItem = {

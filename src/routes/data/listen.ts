@@ -89,7 +89,7 @@ export const listenRoutes: FastifyPluginAsync<{ services: Services }> = async (a
       realtime.authorize(principalOf(request), project, dataset);
       const access = accessCheck(services, credentialOf(request) ?? '', project.id, dataset);
       if (request.ws) {
-        contexts.set(request, { project, dataset, access });
+        contexts.set(request, { project, dataset, access, log: request.log });
         return;
       }
       const { query } = request.query;
