@@ -7,7 +7,7 @@ import { runContentTransaction } from '../transactions.ts';
 import { applyMutation, type MutationResult } from './apply-mutation.ts';
 import { parseMutations } from './parse-mutations.ts';
 import { mutationsWithArrayKeys } from './array-keys.ts';
-import { badRequest } from '../../errors.ts';
+import { badRequest, conflict } from '../../errors.ts';
 
 export interface MutateOptions {
   dryRun?: boolean;
@@ -52,6 +52,10 @@ export class MutationService {
                 : [],
           ),
         );
+        // After the documents' locks, which are always taken first, so no two transactions wait on each other.
+        if (options.transactionId !== undefined && !(await changes.tx.revisions.claimTransactionId(project.id, dataset, options.transactionId))) {
+          throw conflict(`transactionId "${options.transactionId}" was already used in this dataset: a write must make new revisions`);
+        }
         const results: MutationResult[] = [];
         for (const mutation of mutations) results.push(await applyMutation(changes, mutation));
         return results;

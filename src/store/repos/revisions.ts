@@ -62,6 +62,16 @@ export class RevisionRepository {
     return Number(row?.n ?? 0) + 1;
   }
 
+  /**
+   * Whether no earlier transaction of the dataset wrote a revision under this id. The id is locked
+   * until the caller's transaction ends, so two transactions choosing it at once are told apart.
+   */
+  async claimTransactionId(projectId: string, dataset: string, transactionId: string): Promise<boolean> {
+    await this.db.lock([`tx:${projectId}:${dataset}:${transactionId}`]);
+    const row = await this.db.get('SELECT 1 AS found FROM revisions WHERE project_id = ? AND dataset = ? AND transaction_id = ? LIMIT 1', [projectId, dataset, transactionId]);
+    return row === undefined;
+  }
+
   /** The latest revision number of each base id that has one; call with the documents locked. */
   async latestNumbers(projectId: string, dataset: string, documentIds: readonly string[]): Promise<Map<string, number>> {
     const latest = new Map<string, number>();
