@@ -1,3 +1,4 @@
+import { parseTimestamp } from './timestamps.ts';
 import { badRequest, notFound } from '../errors.ts';
 import type { ProjectRecord, Store, StoredDocument } from '../store/index.ts';
 import type { Principal } from '../access/principal.ts';
@@ -11,9 +12,6 @@ export interface ScheduleView {
   documentId: string;
   scheduledAt: string | null;
 }
-
-// ISO 8601 date and time with an explicit offset; Date.parse alone would accept "2025" or "May 1".
-const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}:?\d{2})$/;
 
 /**
  * Publishes the draft of `baseId` inside an open change set: its content becomes the published
@@ -124,8 +122,7 @@ export class PublishingService {
 
 function parseScheduledAt(value: unknown): string | null {
   if (value === null) return null;
-  if (typeof value !== 'string' || !TIMESTAMP.test(value) || Number.isNaN(Date.parse(value))) {
-    throw badRequest('scheduledAt must be an ISO 8601 timestamp such as 2030-01-31T09:00:00Z, or null to cancel');
-  }
-  return new Date(value).toISOString();
+  const at = parseTimestamp(value);
+  if (at === undefined) throw badRequest('scheduledAt must be an ISO 8601 timestamp such as 2030-01-31T09:00:00Z (a date that exists), or null to cancel');
+  return at;
 }
