@@ -1,4 +1,4 @@
-import type { ProjectAccessEntry, Role, TokenPermission } from '../store/index.ts';
+import type { ApiTokenRecord, ProjectAccessEntry, Role, TokenPermission, UserRecord } from '../store/index.ts';
 
 /** Who is making a request: a signed-in user (JWT session) or a project API token. */
 export type Principal = UserPrincipal | TokenPrincipal;
@@ -18,4 +18,12 @@ export interface TokenPrincipal {
   /** null: every dataset of the project. */
   readonly dataset: string | null;
   readonly permissions: readonly TokenPermission[];
+}
+
+export function userPrincipal(user: UserRecord): UserPrincipal {
+  return { kind: 'user', id: user.id, email: user.email, role: user.role, projectAccess: user.projectAccess };
+}
+
+export function tokenPrincipal(token: ApiTokenRecord): TokenPrincipal {
+  return { kind: 'token', id: token.id, projectId: token.projectId, dataset: token.dataset, permissions: token.permissions };
 }

@@ -1,10 +1,27 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { Store } from '../store/index.ts';
+import type { Repositories, Store } from '../store/index.ts';
+import { requireProjectRole } from '../access/access-control.ts';
+import { AppError } from '../errors.ts';
+import { principalOfActor } from './actor.ts';
 import { draftIdOf } from './document-ids.ts';
 import { publishIn } from './publishing-service.ts';
 import { withChangeSet } from './transactions.ts';
 
 type Logger = Pick<FastifyBaseLogger, 'info' | 'warn' | 'error'>;
+
+/** Whether the user or API token that scheduled a publish is still an editor of the project and dataset. */
+async function mayStillPublish(tx: Repositories, projectId: string, dataset: string, actorId: string | null): Promise<boolean> {
+  const project = await tx.projects.findById(projectId);
+  const principal = actorId === null ? undefined : await principalOfActor(tx, actorId);
+  if (!project || !principal) return false;
+  try {
+    requireProjectRole(principal, project, 'editor', { dataset });
+    return true;
+  } catch (error) {
+    if (error instanceof AppError && error.code === 'FORBIDDEN') return false;
+    throw error;
+  }
+}
 
 /**
  * Publishes due drafts. Schedules live in the database, so they survive restarts; each one is
@@ -72,6 +89,12 @@ export class Scheduler {
       if (!(await tx.documents.get(projectId, dataset, draftIdOf(documentId)))) {
         await tx.schedules.clear(projectId, dataset, documentId);
         this.log.warn({ documentId, dataset }, 'scheduled draft no longer exists; schedule dropped');
+        return;
+      }
+      // A schedule publishes with its author's rights as they are when it fires, not as they were.
+      if (!(await mayStillPublish(tx, projectId, dataset, due.createdBy))) {
+        await tx.schedules.clear(projectId, dataset, documentId);
+        this.log.warn({ documentId, dataset, scheduledBy: due.createdBy }, 'whoever scheduled this publish may no longer publish here; schedule dropped');
         return;
       }
       await withChangeSet(tx, { projectId, dataset, actorId: due.createdBy, now }, (changes) => publishIn(changes, documentId));

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { unauthorized } from '../errors.ts';
 import type { Store, UserRecord } from '../store/index.ts';
-import type { Principal } from '../access/principal.ts';
+import { tokenPrincipal, userPrincipal, type Principal } from '../access/principal.ts';
 import type { AccessTokens } from './access-tokens.ts';
 import type { PasswordHasher } from './passwords.ts';
 import { randomToken, sha256Hex } from './secrets.ts';
@@ -82,7 +82,7 @@ export class AuthService {
     // The user is read on every request so a role change or deletion takes effect at once.
     const user = await this.deps.store.users.findById(claims.sub);
     if (!user) throw unauthorized('Invalid access token');
-    return { kind: 'user', id: user.id, email: user.email, role: user.role, projectAccess: user.projectAccess };
+    return userPrincipal(user);
   }
 
   private async authenticateApiToken(credential: string): Promise<Principal> {
@@ -91,13 +91,7 @@ export class AuthService {
     if (!token) throw unauthorized('Invalid API token');
     const now = this.now();
     await store.apiTokens.touch(token.id, now.toISOString(), new Date(now.getTime() - TOKEN_TOUCH_INTERVAL_MS).toISOString());
-    return {
-      kind: 'token',
-      id: token.id,
-      projectId: token.projectId,
-      dataset: token.dataset,
-      permissions: token.permissions,
-    };
+    return tokenPrincipal(token);
   }
 
   private async startSession(user: UserRecord, familyId: string): Promise<Session> {

@@ -55,6 +55,11 @@ export class ApiTokenRepository {
     return row && toRecord(row);
   }
 
+  async findById(id: string): Promise<ApiTokenRecord | undefined> {
+    const row = await this.db.get<ApiTokenRow>(`SELECT ${COLUMNS} FROM api_tokens WHERE id = ?`, [id]);
+    return row && toRecord(row);
+  }
+
   async listByProject(projectId: string): Promise<ApiTokenRecord[]> {
     const rows = await this.db.all<ApiTokenRow>(
       `SELECT ${COLUMNS} FROM api_tokens WHERE project_id = ? ORDER BY created_at, id`,
