@@ -18,6 +18,7 @@ import { PublishingService } from './content/publishing-service.ts';
 import { HistoryService } from './content/history-service.ts';
 import { DocumentReader } from './content/document-reader.ts';
 import { QueryService } from './content/query/query-service.ts';
+import { QueryWorkers } from './content/query/query-workers.ts';
 import { Scheduler } from './content/scheduler.ts';
 import { AssetService } from './assets/asset-service.ts';
 import { openBlobStore } from './assets/open-blob-store.ts';
@@ -74,7 +75,16 @@ export async function createServices(config: Config, options: ServiceOptions = {
     publishing: new PublishingService(store),
     history: new HistoryService(store),
     documents: new DocumentReader(store),
-    queries: new QueryService(store),
+    queries: new QueryService(
+      store,
+      config.queries,
+      new QueryWorkers({
+        databaseUrl: config.databaseUrl,
+        storeOptions: options.schema === undefined ? {} : { schema: options.schema },
+        size: config.queries.workers,
+        memoryLimitMb: config.queries.memoryLimitMb,
+      }),
+    ),
     assets,
     blobs,
     sanityAssets: new SanityAssetService(store, assets, projects),
@@ -111,6 +121,7 @@ export async function closeServices(services: Services): Promise<void> {
   await services.scheduler.stop();
   await services.webhookWorker.stop();
   await services.realtime.stop();
+  await services.queries.close();
   await services.rateLimiter.close();
   await services.blobs.close?.();
   await services.store.close();

@@ -38,11 +38,35 @@ export interface Config {
   readonly shutdownDelayMs: number;
   /** After SIGTERM, how long in-flight work may take before the process exits anyway (with code 1). */
   readonly shutdownTimeoutMs: number;
+  /** How long a client may send nothing while its request is read (headers or body), and read in all. */
+  readonly requestTimeouts: RequestTimeouts;
+  /** What one GROQ query may cost (QUERY_* variables). */
+  readonly queries: QueryLimits;
   /**
    * Proxies whose X-Forwarded-For is believed for the client address (rate-limit keys): addresses
    * or CIDR ranges (Fastify's `trustProxy` string), a number of hops, or false (the socket's address).
    */
   readonly trustProxy: string | number | false;
+}
+
+export interface RequestTimeouts {
+  /** A connection that sends and receives nothing this long is closed (a stalled body, an idle client). */
+  readonly idleMs: number;
+  /** The whole request, headers and body, must arrive within this (0: no limit). */
+  readonly requestMs: number;
+}
+
+export interface QueryLimits {
+  /** A query that has not answered after this long is stopped with 408. */
+  readonly timeoutMs: number;
+  /** The heap a query that moved to a query worker may use; past it the query is stopped with 422. */
+  readonly memoryLimitMb: number;
+  /** How long a query may compute at once on the server's main thread before it moves to a worker. */
+  readonly sliceMs: number;
+  /** The most documents a query may hold at once on the main thread before it moves to a worker. */
+  readonly mainThreadDocuments: number;
+  /** Worker threads for queries that moved off the main thread (each with its own database connection). */
+  readonly workers: number;
 }
 
 export interface S3Config {
@@ -194,6 +218,17 @@ export function loadConfig(env: Env = process.env): Config {
     s3: blobStore === 's3' ? s3Config(env) : undefined,
     shutdownDelayMs: integer(env, 'SHUTDOWN_DELAY_MS', 0, 0, 600_000),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 30_000, 1_000, 3_600_000),
+    requestTimeouts: Object.freeze({
+      idleMs: integer(env, 'REQUEST_IDLE_TIMEOUT_MS', 60_000, 1_000, 3_600_000),
+      requestMs: integer(env, 'REQUEST_TIMEOUT_MS', 600_000, 0, 86_400_000),
+    }),
+    queries: Object.freeze({
+      timeoutMs: integer(env, 'QUERY_TIMEOUT_MS', 30_000, 100, 3_600_000),
+      memoryLimitMb: integer(env, 'QUERY_MEMORY_LIMIT_MB', 256, 16, 65_536),
+      sliceMs: integer(env, 'QUERY_SLICE_MS', 100, 1, 60_000),
+      mainThreadDocuments: integer(env, 'QUERY_MAIN_THREAD_DOCUMENTS', 50_000, 1, 100_000_000),
+      workers: integer(env, 'QUERY_WORKERS', 1, 1, 64),
+    }),
     trustProxy: trustProxy(env),
   });
 }

@@ -7,6 +7,7 @@ import { GroqParameterError } from './errors.ts';
 import { compileQuery } from './evaluator/compile.ts';
 import { runQuery, type QueryOutput } from './evaluator/run-query.ts';
 import { DateTime } from './evaluator/values.ts';
+import { UNLIMITED, type EvaluationBudget } from './evaluator/budget.ts';
 import { parseDetailed } from './parser.ts';
 import { planQuery } from './planner/plan-query.ts';
 import { streamPlanOf } from './planner/stream.ts';
@@ -24,6 +25,7 @@ export type { Constraint, FieldPath, ReadPath, ScanAnswer, ScanRequest } from '.
 export { outermostPaths, placeAtPath } from './planner/read-paths.ts';
 export { requestKey } from './planner/request-key.ts';
 export type { QueryOutput } from './evaluator/run-query.ts';
+export type { EvaluationBudget } from './evaluator/budget.ts';
 export { readPath } from './planner/constraints.ts';
 export { matchLiterals } from './evaluator/match.ts';
 
@@ -47,6 +49,8 @@ export type EvaluateOptions = {
   planner?: boolean;
   /** Filled with what each scan did (for EXPLAIN output). */
   trace?: QueryTrace;
+  /** How much work the evaluation may do (default: unlimited); see evaluator/budget.ts. */
+  budget?: EvaluationBudget;
 };
 
 /**
@@ -83,6 +87,7 @@ export async function execute(query: string | ExprNode | PreparedQuery, options:
     identity: options.identity ?? 'me',
     project: options.project ?? null,
     trace: options.trace,
+    budget: options.budget ?? UNLIMITED,
   };
   return runQuery(tree, settings, prepared.planned ? streamPlanOf(tree) : null);
 }

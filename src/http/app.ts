@@ -45,6 +45,11 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     // (`/data/doc/:dataset/id1,id2,...`); the whole request head stays within Node's 16 KiB.
     maxParamLength: 8 * 1024,
     frameworkErrors,
+    // A client that stalls while sending its request holds a socket, never more: idle connections
+    // are closed and a request must arrive whole in time (REQUEST_IDLE_TIMEOUT_MS,
+    // REQUEST_TIMEOUT_MS). Listeners are never idle: they get a keep-alive every 25 s.
+    connectionTimeout: services.config.requestTimeouts.idleMs,
+    requestTimeout: services.config.requestTimeouts.requestMs,
     return503OnClosing: true,
     rewriteUrl: rewriteVersionedUrl,
     // Behind a load balancer, the client address (rate-limit key) comes from X-Forwarded-For, but

@@ -10,10 +10,16 @@ export interface StoreOptions {
   schema?: string;
 }
 
+/** A store that only reads, beside the server's own: for query workers (a few connections, no writer). */
+export interface ReaderOptions extends StoreOptions {
+  readOnly: true;
+}
+
 /** Opens the store that DATABASE_URL names: `sqlite:<file>` or `postgres://...`. */
-export function openStore(databaseUrl: string, options: StoreOptions = {}): Store {
-  if (databaseUrl.startsWith('sqlite:')) return createStoreOn(openSqliteDatabase(databaseUrl.slice('sqlite:'.length)));
-  return createStoreOn(openPostgresDatabase(databaseUrl, options));
+export function openStore(databaseUrl: string, options: StoreOptions | ReaderOptions = {}): Store {
+  const readOnly = 'readOnly' in options && options.readOnly;
+  if (databaseUrl.startsWith('sqlite:')) return createStoreOn(openSqliteDatabase(databaseUrl.slice('sqlite:'.length), { readOnly }));
+  return createStoreOn(openPostgresDatabase(databaseUrl, { schema: options.schema, ...(readOnly ? { max: 2 } : {}) }));
 }
 
 /** A URL safe to print: the password of a PostgreSQL URL is masked. */

@@ -1,13 +1,15 @@
 import { badRequest, internalError, AppError } from '../../errors.ts';
 import type { ProjectRecord, Store } from '../../store/index.ts';
 import type { Principal } from '../../access/principal.ts';
+import type { QueryLimits } from '../../config.ts';
 import { requireProjectRole } from '../../access/access-control.ts';
-import { execute, GroqParameterError, GroqSyntaxError, QueryTrace, type PreparedQuery, type QueryOutput } from '../../groq/index.ts';
+import { GroqParameterError, GroqSyntaxError, QueryTrace, type PreparedQuery } from '../../groq/index.ts';
 import { localizerFor } from '../localization.ts';
-import { StoreDocumentSource } from './store-document-source.ts';
-import { withPerspective } from './perspective-source.ts';
 import { explainQuery, type QueryPlan } from './query-plan.ts';
 import { PreparedQueries } from './prepared-queries.ts';
+import { MoveToWorker, QueryBudget } from './query-budget.ts';
+import { runQueryOn, type QueryJob } from './query-execution.ts';
+import type { QueryWorkers } from './query-workers.ts';
 
 /** Which documents `*` sees: all (raw), published only, or drafts in place of their published form. */
 export const PERSPECTIVES = ['raw', 'published', 'drafts', 'previewDrafts'] as const;
@@ -23,28 +25,18 @@ export interface QueryRequest {
   explain?: boolean;
 }
 
-export interface QueryResponse {
-  query: string;
-  /** Server time spent on the query, in milliseconds. */
-  ms: number;
-  result: unknown;
-  plan?: QueryPlan;
-}
-
 /**
- * A result array produced a page of documents at a time (`*[_type == "post"]{...}`): the route
- * writes its elements as they come, so memory holds a page whatever the result's size. `finish`
- * gives the time and plan once the elements have been read.
+ * A query's answer, in one of three forms:
+ * - value: the result, computed on the main thread;
+ * - stream: a result array produced a page of documents at a time (`*[_type == "post"]{...}`), which
+ *   the route writes as its elements come, so memory holds a page whatever the result's size;
+ *   `finish` gives the time and plan once the elements have been read;
+ * - json: the result as JSON text, from a query worker (nothing to convert on the main thread).
  */
-export interface StreamedQueryResponse {
-  query: string;
-  items: AsyncIterable<unknown>;
-  finish(): { ms: number; plan?: QueryPlan };
-}
-
-export function isStreamed(response: QueryResponse | StreamedQueryResponse): response is StreamedQueryResponse {
-  return 'items' in response;
-}
+export type QueryResponse =
+  | { kind: 'value'; query: string; ms: number; result: unknown; plan?: QueryPlan }
+  | { kind: 'stream'; query: string; items: AsyncIterable<unknown>; finish(): { ms: number; plan?: QueryPlan } }
+  | { kind: 'json'; query: string; ms: number; json: string };
 
 function queryError(error: unknown): AppError {
   if (error instanceof AppError) return error;
@@ -55,47 +47,84 @@ function queryError(error: unknown): AppError {
   return internalError('The query could not be executed', error);
 }
 
-/** POST /data/query: GROQ over a dataset (drafts and published documents alike). */
+/**
+ * POST /data/query: GROQ over a dataset. A query runs on the main thread within a slice of time and
+ * a number of documents (query-budget.ts); one that needs more moves to a query worker, where it
+ * delays no other request, and is stopped when it passes its time (408) or memory (422) budget.
+ */
 export class QueryService {
   private readonly store: Store;
+  private readonly limits: QueryLimits;
+  private readonly workers: QueryWorkers;
   private readonly prepared = new PreparedQueries();
 
-  constructor(store: Store) {
+  constructor(store: Store, limits: QueryLimits, workers: QueryWorkers) {
     this.store = store;
+    this.limits = limits;
+    this.workers = workers;
   }
 
-  async query(actor: Principal, project: ProjectRecord, dataset: string, request: QueryRequest): Promise<QueryResponse | StreamedQueryResponse> {
+  async query(actor: Principal, project: ProjectRecord, dataset: string, request: QueryRequest): Promise<QueryResponse> {
     requireProjectRole(actor, project, 'viewer', { dataset });
-    const localize = localizerFor(project.locales, request.language) ?? ((value: unknown) => value);
+    const localizer = localizerFor(project.locales, request.language);
+    const localize = localizer ?? ((value: unknown) => value);
     const params = Object.fromEntries(Object.entries(request.params ?? {}).map(([name, value]) => [name.replace(/^\$/, ''), value]));
     const started = performance.now();
     const ms = () => Math.round((performance.now() - started) * 1000) / 1000;
-    const source = new StoreDocumentSource(this.store, project.id, dataset);
-    const trace = request.explain ? new QueryTrace() : undefined;
+    const budget = new QueryBudget({ timeoutMs: this.limits.timeoutMs, sliceMs: this.limits.sliceMs, started });
+    const job: QueryJob = { projectId: project.id, dataset, params, perspective: request.perspective };
     let prepared: PreparedQuery;
-    let output: QueryOutput;
     try {
       prepared = this.prepared.get(request.query, params);
-      output = await execute(prepared, { source: withPerspective(source, request.perspective), params, project: { projectId: project.id, dataset }, trace });
+      return await this.onMainThread(prepared, request, job, budget, localize, ms);
     } catch (error) {
-      throw queryError(error);
+      if (!(error instanceof MoveToWorker)) throw queryError(error);
     }
-    const plan = () => trace && explainQuery(prepared.tree, request.query, trace, source, this.store, { projectId: project.id, dataset });
-    if (output.kind === 'value') {
-      const result = localize(output.value);
-      return { query: request.query, ms: ms(), result, ...(trace ? { plan: plan() } : {}) };
-    }
-    const items = output.items;
+    const json = await this.workers.run(request.query, job, budget.remainingMs(), this.limits.timeoutMs);
+    if (!localizer) return { kind: 'json', query: request.query, ms: ms(), json };
+    return { kind: 'value', query: request.query, ms: ms(), result: localize(JSON.parse(json)) };
+  }
+
+  /** Stops the query workers. */
+  async close(): Promise<void> {
+    await this.workers.close();
+  }
+
+  private async onMainThread(
+    prepared: PreparedQuery,
+    request: QueryRequest,
+    job: QueryJob,
+    budget: QueryBudget,
+    localize: (value: unknown) => unknown,
+    ms: () => number,
+  ): Promise<QueryResponse> {
+    const trace = request.explain ? new QueryTrace() : undefined;
+    const { source, output: running } = runQueryOn(this.store, prepared, job, { budget, maxDocuments: this.limits.mainThreadDocuments, trace });
+    const output = await running;
+    const scope = { projectId: job.projectId, dataset: job.dataset };
+    const plan = () => (trace ? { plan: explainQuery(prepared.tree, request.query, trace, source, this.store, scope) } : {});
+    if (output.kind === 'value') return { kind: 'value', query: request.query, ms: ms(), result: localize(output.value), ...plan() };
+    // The first page is computed before the answer begins: until then the query may still move to
+    // a worker or time out with a status of its own.
+    const iterator = output.items[Symbol.asyncIterator]();
+    const first = await iterator.next();
+    const sliceMs = this.limits.sliceMs;
     return {
+      kind: 'stream',
       query: request.query,
       items: (async function* () {
+        if (first.done) return;
+        yield localize(first.value);
         try {
-          for await (const item of items) yield localize(item);
+          for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield localize(next.value);
         } catch (error) {
+          if (error instanceof MoveToWorker) {
+            throw new AppError('QUERY_TIMEOUT', `The query computed for more than ${sliceMs} ms at once (QUERY_SLICE_MS) after its answer began; narrow it`);
+          }
           throw queryError(error);
         }
       })(),
-      finish: () => ({ ms: ms(), ...(trace ? { plan: plan() } : {}) }),
+      finish: () => ({ ms: ms(), ...plan() }),
     };
   }
 }

@@ -46,6 +46,8 @@ export interface ScanContext {
   readAhead: boolean;
   /** The share of the dataset's documents that are of these types. */
   typeShare(types: readonly string[]): Promise<number>;
+  /** The most documents an answer may hold; called with the count when a scan would return more. */
+  rowLimit?: { rows: number; exceeded(rows: number): never };
 }
 
 /** Translates constraints that need no shapes. */
@@ -171,7 +173,9 @@ export class ScanExecution {
       const window = await this.window(where, select, request.window);
       if (window) return { documents: window, applied, windowed: true };
     }
-    const rows = await this.rows({ where, order: { kind: 'id', descending: false }, offset: 0, limit: null, select });
+    const limit = this.context.rowLimit;
+    const rows = await this.rows({ where, order: { kind: 'id', descending: false }, offset: 0, limit: limit ? limit.rows + 1 : null, select });
+    if (limit && rows.length > limit.rows) limit.exceeded(rows.length);
     return { documents: await this.documents(rows, select), applied, windowed: false };
   }
 

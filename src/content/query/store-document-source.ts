@@ -3,6 +3,7 @@ import type { PlannerReads, Store } from '../../store/index.ts';
 import type { StatementCounter } from '../../store/sql.ts';
 import { ConditionTranslator } from './constraint-conditions.ts';
 import { IndexBatcher } from './index-batcher.ts';
+import { MoveToWorker } from './query-budget.ts';
 import { ScanExecution, type DatasetShapes, type ScanContext, type ScanReport } from './scan-execution.ts';
 
 /** Documents per page of a streamed query: whole, or assembled from a few indexed values. */
@@ -32,8 +33,12 @@ export class StoreDocumentSource implements DocumentSource {
   /** What the scans asked of the index, by scan, for EXPLAIN output (the first evaluation of each). */
   readonly reports = new Map<number, ScanReport>();
 
-  constructor(store: Store, projectId: string, dataset: string, options: { pageSizes?: { documents: number; values: number } } = {}) {
+  /** The most documents this source holds at once (a main-thread query); more: MoveToWorker. */
+  private readonly maxDocuments: number;
+
+  constructor(store: Store, projectId: string, dataset: string, options: { pageSizes?: { documents: number; values: number }; maxDocuments?: number } = {}) {
     this.pageSizes = options.pageSizes ?? PAGE_SIZES;
+    this.maxDocuments = options.maxDocuments ?? Infinity;
     this.reads = store.countedReads(this.counter);
     this.projectId = projectId;
     this.dataset = dataset;
@@ -82,6 +87,18 @@ export class StoreDocumentSource implements DocumentSource {
     }
     if (this.wantAll && !this.all) work.push(this.loadAll());
     await Promise.all(work);
+    if (this.held() > this.maxDocuments) this.tooMany(this.held());
+  }
+
+  /** Documents held for this query (or page): scan answers, dereferences, the whole dataset. */
+  private held(): number {
+    let held = this.byId.size + (this.all?.length ?? 0);
+    for (const answer of this.answers.values()) held += answer.documents?.length ?? 0;
+    return held;
+  }
+
+  private tooMany(documents: number): never {
+    throw new MoveToWorker(`it reads ${documents} or more documents at once (a main-thread query holds at most ${this.maxDocuments})`);
   }
 
   /**
@@ -104,6 +121,7 @@ export class StoreDocumentSource implements DocumentSource {
       batcher: this.batcher,
       readAhead: this.reads.documentIndex.readsBesideThread,
       typeShare: (types) => this.reads.documentIndex.typeShare(this.projectId, this.dataset, types),
+      ...(Number.isFinite(this.maxDocuments) ? { rowLimit: { rows: this.maxDocuments, exceeded: (rows: number) => this.tooMany(rows) } } : {}),
       shapesRead: () => this.shapes !== undefined,
       shapes: () =>
         (this.shapes ??= this.reads.documentIndex.shapes(this.projectId, this.dataset).then((shapes) => {
@@ -129,6 +147,7 @@ export class StoreDocumentSource implements DocumentSource {
     const all: unknown[] = [];
     for await (const document of this.reads.documents.scan(this.projectId, this.dataset)) {
       all.push(document);
+      if (all.length > this.maxDocuments) this.tooMany(all.length);
       if (!this.byId.has(document._id)) this.byId.set(document._id, document);
     }
     this.all = all;

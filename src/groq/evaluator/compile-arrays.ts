@@ -55,6 +55,7 @@ export const compileArrayNodes: ArrayNodes = {
     return (scope) => {
       const array = base(scope);
       if (!Array.isArray(array)) return null;
+      scope.run.budget.charge(array.length);
       const inner = scope.nested(null);
       const out: unknown[] = [];
       for (const item of array) {
@@ -70,6 +71,7 @@ export const compileArrayNodes: ArrayNodes = {
     return (scope) => {
       const array = base(scope);
       if (!Array.isArray(array)) return null;
+      scope.run.budget.charge(array.length);
       const inner = scope.element(null);
       const out = new Array<unknown>(array.length);
       for (let i = 0; i < array.length; i++) {
@@ -85,13 +87,16 @@ export const compileArrayNodes: ArrayNodes = {
     return (scope) => {
       const array = base(scope);
       if (!Array.isArray(array)) return null;
+      scope.run.budget.charge(array.length);
       const inner = scope.element(null);
       const out: unknown[] = [];
       for (const item of array) {
         inner.value = item;
         const value = map(inner);
-        if (Array.isArray(value)) for (const v of value) out.push(v);
-        else out.push(value);
+        if (Array.isArray(value)) {
+          scope.run.budget.charge(value.length);
+          for (const v of value) out.push(v);
+        } else out.push(value);
       }
       return out;
     };
@@ -111,6 +116,7 @@ export const compileArrayNodes: ArrayNodes = {
     return (scope: Scope) => {
       const array = base(scope);
       if (!Array.isArray(array)) return null;
+      scope.run.budget.charge(array.length);
       const inner = scope.nested(null);
       const scored: { doc: Record<string, unknown>; score: number }[] = [];
       for (const item of array) {
@@ -129,6 +135,8 @@ export const compileArrayNodes: ArrayNodes = {
 
 /** The elements ordered by the terms (`keyOf` run in a scope nested in `scope`), ties kept in order. */
 export function sortByTerms(array: readonly unknown[], keyOf: readonly Executor[], signs: readonly number[], scope: Scope): unknown[] {
+  // A sort compares about n log n times: charged as such.
+  scope.run.budget.charge(array.length * Math.ceil(Math.log2(array.length + 1)));
   const inner = scope.nested(null);
   // keys[t][i]: term t of element i, computed once per element rather than per comparison.
   const keys = keyOf.map((key) =>

@@ -91,6 +91,14 @@ export const compileOperators: Operators = {
     }
     const right = compileNode(node.right, c);
     const operator = OPERATORS[node.op];
+    if (node.op === 'in') {
+      // `in` walks the array on its right.
+      return (scope) => {
+        const members = right(scope);
+        if (Array.isArray(members)) scope.run.budget.charge(members.length);
+        return operator(left(scope), members);
+      };
+    }
     return (scope) => operator(left(scope), right(scope));
   },
   InRange: (node, c) => {

@@ -96,6 +96,7 @@ export const compileScanNodes: ScanNodes = {
       });
       if (trace) trace.candidates += documents.length;
       if (tests.length > 0) {
+        scope.run.budget.charge(documents.length);
         documents = documents.filter((document) => {
           element.value = document;
           for (const test of tests) if (test(element) !== true) return false;

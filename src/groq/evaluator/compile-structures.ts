@@ -118,7 +118,8 @@ export const compileStructures: Structures = {
     const fn = findFunction(node.namespace, node.name);
     if (!fn) throw new Error(`BUG: the parser let through unknown function ${node.namespace}::${node.name}`);
     if (fn.returnsNonJson) c.query.nonJson = true;
-    const args = node.args.map((arg) => compileNode(arg, c));
+    // A function walks the arrays it is given: their elements are charged to the budget.
+    const args = node.args.map((arg) => chargingArrays(compileNode(arg, c)));
     return fn.compile(args, {
       node,
       loops: c.loops,
@@ -135,3 +136,11 @@ export const compileStructures: Structures = {
     };
   },
 };
+
+function chargingArrays(exec: Executor): Executor {
+  return (scope) => {
+    const value = exec(scope);
+    if (Array.isArray(value)) scope.run.budget.charge(value.length);
+    return value;
+  };
+}

@@ -13,6 +13,7 @@ import { compileScanNodes } from './compile-scan.ts';
 import { compileStructures } from './compile-structures.ts';
 import { Scope, type Executor, type Run } from './scope.ts';
 import { DateTime } from './values.ts';
+import type { EvaluationBudget } from './budget.ts';
 
 /** Where an expression is compiled: the kind of scope it runs in, and how often it runs. */
 export type Context = {
@@ -52,8 +53,8 @@ export function compileNode(node: ExprNode, c: Context): Executor {
   if (!c.whole) {
     const facts = analyze(node, c.hidden);
     if (facts.reach < 0 && !facts.runDependent && node.type !== 'Value') {
-      const value = dispatch(node, { ...c, whole: true })(FOLDING_SCOPE);
-      if (isImmutable(value)) return () => value;
+      const value = fold(dispatch(node, { ...c, whole: true }));
+      if (value !== TOO_COSTLY && isImmutable(value)) return () => value;
       // An array or object is built afresh each time (a caller may change a result); its
       // immutable parts are still folded.
       return dispatch(node, c);
@@ -94,6 +95,33 @@ function isImmutable(value: unknown): boolean {
   return typeof value !== 'object' || value === null || value instanceof DateTime;
 }
 
+/** At most this much work is done to fold one expression; a costlier one is left to the run's own budget. */
+const FOLDING_UNITS = 100_000;
+const TOO_COSTLY: unique symbol = Symbol('too costly to fold');
+class FoldingStopped extends Error {}
+
+class FoldingBudget implements EvaluationBudget {
+  private units = 0;
+  beginRun(): void {
+    this.units = 0;
+  }
+  charge(units: number): void {
+    this.units += units;
+    if (this.units > FOLDING_UNITS) throw new FoldingStopped();
+  }
+}
+
+/** The value of a constant expression, or TOO_COSTLY: a query's text could make it arbitrarily costly. */
+function fold(exec: Executor): unknown {
+  FOLDING_RUN.budget.beginRun();
+  try {
+    return exec(FOLDING_SCOPE);
+  } catch (error) {
+    if (error instanceof FoldingStopped) return TOO_COSTLY;
+    throw error;
+  }
+}
+
 // Folded expressions depend on no scope and nothing of the run, so they never look at either.
 const FOLDING_RUN: Run = {
   source: {
@@ -110,6 +138,7 @@ const FOLDING_RUN: Run = {
   project: null,
   cache: [],
   pending: false,
+  budget: new FoldingBudget(),
 };
 const FOLDING_SCOPE = new Scope(null, null, false, FOLDING_RUN);
 

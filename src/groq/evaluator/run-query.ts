@@ -11,6 +11,7 @@ import { scanRequests } from './compile-scan.ts';
 import { toJson } from './json.ts';
 import { Scope, type Run } from './scope.ts';
 import type { DateTime } from './values.ts';
+import type { EvaluationBudget } from './budget.ts';
 
 /** An asynchronous source that keeps answering PENDING after this many loads is broken. */
 const MAX_LOAD_ROUNDS = 100;
@@ -22,6 +23,7 @@ export type RunSettings = {
   identity: string;
   project: { projectId: string; dataset: string } | null;
   trace: QueryTrace | undefined;
+  budget: EvaluationBudget;
 };
 
 /** A result: a value, or (for streamed queries) the elements of the result array one by one. */
@@ -46,9 +48,11 @@ async function rounds(
       project: settings.project,
       cache: new Array<unknown>(slots),
       pending: false,
+      budget: settings.budget,
       trace,
       page,
     };
+    settings.budget.beginRun();
     const value = exec(new Scope(null, null, false, run));
     if (!run.pending) {
       trace?.keepRound();

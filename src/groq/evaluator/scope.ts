@@ -4,6 +4,7 @@ import type { DocumentSource } from '../source.ts';
 import type { QueryTrace } from '../planner/trace.ts';
 import type { ScanAnswer } from '../planner/scan-plan.ts';
 import type { DateTime } from './values.ts';
+import type { EvaluationBudget } from './budget.ts';
 
 /** What stays the same during one evaluation of a query. */
 export type Run = {
@@ -22,6 +23,8 @@ export type Run = {
   readonly cache: unknown[];
   /** Set when the source could not answer synchronously; the run is then repeated after loading. */
   pending: boolean;
+  /** Charged by every loop; stops the evaluation when spent. */
+  readonly budget: EvaluationBudget;
   /** Where planned scans record what they did, when EXPLAIN output is wanted. */
   readonly trace?: QueryTrace | undefined;
   /** A streamed evaluation (planner/stream.ts): the page of documents the scan `scan` answers with. */

@@ -5,7 +5,7 @@ import { principalOf } from '../../http/request-context.ts';
 import { dataProject } from '../../http/data-project.ts';
 import { parametersFromQueryString } from '../../http/query-parameters.ts';
 import { bearerSecurity, errorResponses } from '../../http/schemas.ts';
-import { isStreamed, PERSPECTIVES, type Perspective, type QueryRequest, type StreamedQueryResponse } from '../../content/query/query-service.ts';
+import { PERSPECTIVES, type Perspective, type QueryRequest, type QueryResponse } from '../../content/query/query-service.ts';
 import { datasetParams, languageQuery, projectQuery } from './schemas.ts';
 
 interface QueryOptions {
@@ -44,7 +44,7 @@ const responses = {
  * The response of a streamed result as JSON text written while the result is computed (chunks of
  * about 64 KB): `ms` and `plan` come after `result`, when they are known.
  */
-function streamJson(response: StreamedQueryResponse, withQuery: boolean): Readable {
+function streamJson(response: Extract<QueryResponse, { kind: 'stream' }>, withQuery: boolean): Readable {
   return Readable.from(
     (async function* () {
       let chunk = `{${withQuery ? `"query":${JSON.stringify(response.query)},` : ''}"result":[`;
@@ -74,12 +74,19 @@ export const queryRoutes: FastifyPluginAsync<{ services: Services }> = async (ap
       perspective: options.perspective,
       explain: options.explain === true,
     });
-    if (isStreamed(response)) return reply.type('application/json; charset=utf-8').send(streamJson(response, options.returnQuery !== false));
-    if (options.returnQuery === false) {
-      const { query: _omitted, ...rest } = response;
-      return rest;
+    const withQuery = options.returnQuery !== false;
+    const json = 'application/json; charset=utf-8';
+    switch (response.kind) {
+      case 'stream':
+        return reply.type(json).send(streamJson(response, withQuery));
+      case 'json':
+        // A query worker's result is JSON text already: sent as it is, not parsed and written again.
+        return reply.type(json).send(`{${withQuery ? `"query":${JSON.stringify(response.query)},` : ''}"result":${response.json},"ms":${response.ms}}`);
+      case 'value': {
+        const { kind: _kind, query, ...rest } = response;
+        return withQuery ? { query, ...rest } : rest;
+      }
     }
-    return response;
   }
 
   app.post<{ Params: { dataset: string }; Querystring: QueryOptions; Body: Omit<QueryRequest, 'language' | 'perspective'> }>(

@@ -79,9 +79,30 @@ function releaseWriteQueue(file: string): void {
 export interface SqliteOptions {
   /** The WAL's size limit (tests use a small one). */
   walLimitBytes?: number;
+  /** One read-only connection and no writer (query workers: they only read, beside the server's writer). */
+  readOnly?: boolean;
+}
+
+function openReadOnly(file: string): Database {
+  const connection = new BetterSqlite3(file, { readonly: true });
+  connection.pragma('busy_timeout = 5000');
+  const read = executor(connection);
+  const refuse = async (): Promise<never> => {
+    throw new Error('BUG: a write on a read-only store');
+  };
+  return {
+    ...read,
+    run: refuse,
+    transaction: refuse,
+    migrationLockSql: undefined,
+    close: async () => {
+      connection.close();
+    },
+  };
 }
 
 export function openSqliteDatabase(file: string, options: SqliteOptions = {}): Database {
+  if (options.readOnly) return openReadOnly(file);
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const walLimitBytes = options.walLimitBytes ?? WAL_LIMIT_BYTES;
   const writer = open(file, false, walLimitBytes);

@@ -1,0 +1,65 @@
+import { AppError } from '../../errors.ts';
+import type { EvaluationBudget } from '../../groq/index.ts';
+
+/** Units of work between two looks at the clock. */
+const CHECK_EVERY = 512;
+
+/**
+ * Thrown on the main thread when a query has computed for its slice without finishing, or holds
+ * more documents than a main-thread query may: the query service then runs it again in a query
+ * worker, where it cannot delay other requests. Never reaches a client.
+ */
+export class MoveToWorker extends Error {
+  constructor(reason: string) {
+    super(`the query moves to a worker: ${reason}`);
+    this.name = 'MoveToWorker';
+  }
+}
+
+export function queryTimeout(timeoutMs: number): AppError {
+  return new AppError('QUERY_TIMEOUT', `The query did not finish within ${timeoutMs} ms (QUERY_TIMEOUT_MS); narrow it with a filter or a slice`);
+}
+
+/**
+ * The budget of one query (evaluator/budget.ts in the GROQ engine): it must finish by `deadline`
+ * (performance.now() milliseconds), and each synchronous run of it may compute for `sliceMs` at
+ * most before it moves to a worker. In a worker the slice is unlimited: only the deadline counts.
+ */
+export class QueryBudget implements EvaluationBudget {
+  private readonly deadline: number;
+  private readonly sliceMs: number;
+  private readonly timeoutMs: number;
+  private sliceEnd = Infinity;
+  private units = 0;
+  private nextCheck = CHECK_EVERY;
+
+  constructor(options: { timeoutMs: number; sliceMs: number; started?: number }) {
+    this.timeoutMs = options.timeoutMs;
+    this.sliceMs = options.sliceMs;
+    this.deadline = (options.started ?? performance.now()) + options.timeoutMs;
+  }
+
+  beginRun(): void {
+    this.checkDeadline();
+    this.sliceEnd = Math.min(this.deadline, performance.now() + this.sliceMs);
+  }
+
+  charge(units: number): void {
+    this.units += units;
+    if (this.units < this.nextCheck) return;
+    this.nextCheck = this.units + CHECK_EVERY;
+    if (performance.now() <= this.sliceEnd) return;
+    this.checkDeadline();
+    throw new MoveToWorker(`it computed for more than ${this.sliceMs} ms at once`);
+  }
+
+  /** Throws 408 once the deadline has passed: between pages and rounds too. */
+  checkDeadline(): void {
+    if (performance.now() > this.deadline) throw queryTimeout(this.timeoutMs);
+  }
+
+  /** Milliseconds left before the deadline. */
+  remainingMs(): number {
+    return Math.max(0, this.deadline - performance.now());
+  }
+}

@@ -1,0 +1,44 @@
+import { execute, type EvaluationBudget, type PreparedQuery, type QueryOutput, type QueryTrace } from '../../groq/index.ts';
+import type { Store } from '../../store/index.ts';
+import { withPerspective } from './perspective-source.ts';
+import type { Perspective } from './query-service.ts';
+import { StoreDocumentSource } from './store-document-source.ts';
+
+/** What a query runs on and with: the same on the main thread and in a query worker. */
+export interface QueryJob {
+  projectId: string;
+  dataset: string;
+  params: Readonly<Record<string, unknown>>;
+  perspective: Perspective | undefined;
+}
+
+export interface QueryRun {
+  source: StoreDocumentSource;
+  output: Promise<QueryOutput>;
+}
+
+/** Executes a prepared query over a dataset of the store, within `budget`. */
+export function runQueryOn(
+  store: Store,
+  prepared: PreparedQuery,
+  job: QueryJob,
+  options: { budget: EvaluationBudget; maxDocuments?: number; trace?: QueryTrace | undefined },
+): QueryRun {
+  const source = new StoreDocumentSource(store, job.projectId, job.dataset, options.maxDocuments === undefined ? {} : { maxDocuments: options.maxDocuments });
+  const output = execute(prepared, {
+    source: withPerspective(source, job.perspective),
+    params: job.params,
+    project: { projectId: job.projectId, dataset: job.dataset },
+    trace: options.trace,
+    budget: options.budget,
+  });
+  return { source, output };
+}
+
+/** The whole result of an output, also of a streamed one, as one value. */
+export async function wholeValue(output: QueryOutput): Promise<unknown> {
+  if (output.kind === 'value') return output.value;
+  const items: unknown[] = [];
+  for await (const item of output.items) items.push(item);
+  return items;
+}

@@ -1,0 +1,39 @@
+// A query worker thread: runs the queries that moved off the server's main thread (query-budget.ts),
+// one at a time, on a read-only connection of its own, under the heap limit its pool gave it.
+import { parentPort, workerData } from 'node:worker_threads';
+import { AppError } from '../../errors.ts';
+import { openStore } from '../../store/index.ts';
+import { PreparedQueries } from './prepared-queries.ts';
+import { QueryBudget } from './query-budget.ts';
+import { runQueryOn, wholeValue } from './query-execution.ts';
+import type { QueryWorkerData, QueryWorkerReply, QueryWorkerRequest } from './query-worker-protocol.ts';
+
+const settings = workerData as QueryWorkerData;
+const store = openStore(settings.databaseUrl, { ...settings.storeOptions, readOnly: true });
+const prepared = new PreparedQueries(100);
+const port = parentPort!;
+
+port.on('message', (request: QueryWorkerRequest) => {
+  void answer(request).then((reply) => port.postMessage(reply));
+});
+
+async function answer(request: QueryWorkerRequest): Promise<QueryWorkerReply> {
+  const { id } = request;
+  try {
+    const budget = new QueryBudget({ timeoutMs: request.remainingMs, sliceMs: Infinity });
+    const query = prepared.get(request.query, request.job.params);
+    const json = JSON.stringify((await wholeValue(await runQueryOn(store, query, request.job, { budget }).output)) ?? null);
+    if (json.length > request.maxResultChars) return tooLarge(id, `its result is larger than ${request.maxResultChars} characters of JSON`);
+    return { id, ok: true, json };
+  } catch (error) {
+    if (error instanceof AppError) return { id, ok: false, code: error.code, message: error.message };
+    // V8 refuses a string or array beyond its own limits: the result cannot be built.
+    if (error instanceof RangeError && /length|size|allocation/i.test(error.message)) return tooLarge(id, 'its result is too large to build');
+    const failure = error instanceof Error ? error : new Error(String(error));
+    return { id, ok: false, code: 'INTERNAL', message: failure.message, ...(failure.stack ? { stack: failure.stack } : {}) };
+  }
+}
+
+function tooLarge(id: number, reason: string): QueryWorkerReply {
+  return { id, ok: false, code: 'QUERY_TOO_LARGE', message: `The query is too large to answer: ${reason}; narrow it with a filter, a projection or a slice` };
+}

@@ -1,0 +1,13 @@
+// How much work an evaluation may do. The evaluator never decides that itself: the caller gives a
+// budget, loops charge it the elements they walk, and the budget stops the evaluation by throwing
+// (whatever error its owner chose; the evaluator catches nothing). A budget reads the clock once
+// per many units, so a charge is an addition and a comparison.
+
+export interface EvaluationBudget {
+  /** Called before each synchronous run of a compiled query (a round, a page). */
+  beginRun(): void;
+  /** Charges `units` elements of work; throws to stop the evaluation. */
+  charge(units: number): void;
+}
+
+export const UNLIMITED: EvaluationBudget = Object.freeze({ beginRun() {}, charge() {} });
