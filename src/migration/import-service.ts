@@ -52,8 +52,13 @@ export class ImportService {
     this.now = now;
   }
 
-  async import(actor: Principal, project: ProjectRecord, dataset: string, lines: AsyncIterable<NumberedLine>, replace: boolean): Promise<ImportResult> {
+  /** Throws unless `actor` may import into the dataset: checked before a body is received, and again by `import`. */
+  authorize(actor: Principal, project: ProjectRecord, dataset: string): void {
     requireProjectRole(actor, project, 'admin', { dataset, sessionOnly: true });
+  }
+
+  async import(actor: Principal, project: ProjectRecord, dataset: string, lines: AsyncIterable<NumberedLine>, replace: boolean): Promise<ImportResult> {
+    this.authorize(actor, project, dataset);
     const result: ImportResult = { total: 0, created: 0, replaced: 0, skipped: 0, errors: [] };
     const context: ChangeContext = {
       projectId: project.id,

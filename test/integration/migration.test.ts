@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import BetterSqlite3 from 'better-sqlite3';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import http from 'node:http';
 import { expectErrorBody, startTestApp, type TestApp } from '../helpers/test-app.ts';
@@ -197,14 +198,15 @@ describe(`export and import (${testEngine})`, () => {
       });
       const closed = new Promise<void>((resolve) => request.on('close', () => resolve()));
       request.on('error', () => undefined);
-      // Two batches and a half arrive (so one is being written while the next is parsed), then the connection drops.
+      // Three batches' worth of lines arrive, then the connection drops before the body is complete.
       request.write(`${lines.join('\n')}\n`);
       await new Promise((resolve) => setTimeout(resolve, 200));
       request.destroy();
       await closed;
-      // The server notices the aborted body and rolls back; then the dataset is still empty and the server answers.
+      // The body was being kept in a temporary file; the server deletes it and writes nothing.
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(await app.services.store.documents.count(project.id, 'production')).toBe(0);
+      expect(readdirSync(join(app.db.dataDir, 'tmp'))).toEqual([]);
       const after = await importInto(project, ndjson({ _id: 'after', _type: 'post' }));
       expect(after.body).toMatchObject({ created: 1 });
       expect((await exportFrom(project)).documents.map((document) => document._id)).toEqual(['after']);

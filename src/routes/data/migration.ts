@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsync } from 'fastify';
 import type { Services } from '../../services.ts';
@@ -5,15 +6,19 @@ import { AppError } from '../../errors.ts';
 import { principalOf } from '../../http/request-context.ts';
 import { dataProject } from '../../http/data-project.ts';
 import { bearerSecurity, errorResponses } from '../../http/schemas.ts';
-import { ndjsonLines } from '../../migration/ndjson-lines.ts';
 import { jsonArrayLines } from '../../migration/json-array-lines.ts';
+import { spoolImportBody } from '../../migration/import-spool.ts';
 import { datasetParams, projectQuery } from './schemas.ts';
 
-/** A document line may be this long (a document this size is far beyond any real one). */
-const MAX_LINE_BYTES = 64 * 1024 * 1024;
+/**
+ * A document line may be this long: the largest body a mutation may send (16 MiB), so every
+ * document that one request could create imports, and one line in memory stays far below the
+ * server's budget.
+ */
+const MAX_LINE_BYTES = 16 * 1024 * 1024;
 
 export const migrationRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
-  // Import bodies are read as a stream by the route, line by line, never buffered whole.
+  // NDJSON import bodies reach the route as streams, never buffered whole.
   for (const type of ['application/x-ndjson', 'application/ndjson']) {
     app.addContentTypeParser(type, (_request, payload, done) => done(null, payload));
   }
@@ -89,11 +94,21 @@ export const migrationRoutes: FastifyPluginAsync<{ services: Services }> = async
       const { dataset } = request.params;
       const project = await dataProject(services, request, dataset);
       const body = request.body;
-      let lines;
-      if (body instanceof Readable) lines = ndjsonLines(body, services.config.importBodyLimitBytes, MAX_LINE_BYTES);
-      else if (Array.isArray(body)) lines = jsonArrayLines(body);
-      else throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send NDJSON (application/x-ndjson) or a JSON array of documents (application/json)');
-      return services.importer.import(principalOf(request), project, dataset, lines, request.query.replace === true);
+      const actor = principalOf(request);
+      if (Array.isArray(body)) return services.importer.import(actor, project, dataset, jsonArrayLines(body), request.query.replace === true);
+      if (!(body instanceof Readable)) throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send NDJSON (application/x-ndjson) or a JSON array of documents (application/json)');
+      // Refused before a byte of the body is stored.
+      services.importer.authorize(actor, project, dataset);
+      const spooled = await spoolImportBody(body, {
+        directory: join(services.config.dataDir, 'tmp'),
+        maxBytes: services.config.importBodyLimitBytes,
+        maxLineBytes: MAX_LINE_BYTES,
+      });
+      try {
+        return await services.importer.import(actor, project, dataset, spooled.lines(), request.query.replace === true);
+      } finally {
+        await spooled.remove();
+      }
     },
   );
 };

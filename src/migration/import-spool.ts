@@ -1,0 +1,70 @@
+import { createReadStream } from 'node:fs';
+import { mkdir, open, rm, type FileHandle } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { join } from 'node:path';
+import type { Readable } from 'node:stream';
+import { AppError } from '../errors.ts';
+import { splitLines, type NumberedLine } from './line-splitter.ts';
+import { bodyTooLarge, NdjsonSplitter } from './ndjson-lines.ts';
+
+export interface SpoolOptions {
+  /** Where the body is kept until the import has read it (created if missing). */
+  directory: string;
+  maxBytes: number;
+  maxLineBytes: number;
+}
+
+export interface SpooledImport {
+  /** The body's documents as numbered lines, read from the local file. */
+  lines(): AsyncGenerator<NumberedLine>;
+  /** Deletes the file; call it once the import is over, whatever its outcome. */
+  remove(): Promise<void>;
+}
+
+/**
+ * Receives a whole import body into a temporary file before any transaction opens, so a client
+ * that sends slowly (or stops) holds a file, never the database's write lock. The body is split
+ * as it arrives, so an over-long line or an oversized body is refused at once; the lines are
+ * split again when read back from the file, where nothing waits on the network.
+ */
+export async function spoolImportBody(body: Readable, options: SpoolOptions): Promise<SpooledImport> {
+  await mkdir(options.directory, { recursive: true });
+  const path = join(options.directory, `import-${randomUUID()}.body`);
+  const file = await open(path, 'wx');
+  const splitter = new NdjsonSplitter(options.maxLineBytes);
+  let total = 0;
+  try {
+    for await (const chunk of received(body)) {
+      total += chunk.length;
+      if (total > options.maxBytes) throw bodyTooLarge(options.maxBytes);
+      splitter.push(chunk);
+      await writeAll(file, chunk);
+    }
+    splitter.end();
+    await file.close();
+  } catch (error) {
+    await file.close().catch(() => undefined);
+    await rm(path, { force: true });
+    throw error;
+  }
+  return {
+    lines: () => splitLines(createReadStream(path), new NdjsonSplitter(options.maxLineBytes)),
+    remove: () => rm(path, { force: true }),
+  };
+}
+
+/**
+ * The body's chunks. The request is not destroyed when the import stops reading early (a refused
+ * line), so the refusal can still be sent; a body that breaks off is the client's failure (400).
+ */
+async function* received(body: Readable): AsyncGenerator<Buffer> {
+  try {
+    for await (const chunk of body.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) yield chunk;
+  } catch {
+    throw new AppError('BAD_REQUEST', 'The import body ended before it was complete (the client closed the connection)');
+  }
+}
+
+async function writeAll(file: FileHandle, chunk: Buffer): Promise<void> {
+  for (let written = 0; written < chunk.length; ) written += (await file.write(chunk, written)).bytesWritten;
+}
