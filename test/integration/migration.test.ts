@@ -159,7 +159,11 @@ describe(`export and import (${testEngine})`, () => {
       const project = await createProject(app, admin);
       await importInto(project, ndjson({ _id: 'e1', _type: 'post' }, { _id: 'e2', _type: 'post' }));
       await importInto(project, ndjson({ _id: 'e1', _type: 'post', v: 2 }), { query: '?replace=true' });
-      const events = (await outboxEvents(app)).filter((event) => event.documentId === 'e1' || event.documentId === 'e2');
+      // On PostgreSQL the outbox is read up to the oldest transaction still running, which may be
+      // another test file's import: wait until this test's events are readable.
+      const ofThisTest = async () => (await outboxEvents(app)).filter((event) => event.projectId === project.id);
+      for (const until = Date.now() + 5000; (await ofThisTest()).length < 3 && Date.now() < until; ) await new Promise((resolve) => setTimeout(resolve, 50));
+      const events = await ofThisTest();
       expect(events.map((event) => `${event.event} ${event.documentId}`)).toEqual(['document.create e1', 'document.create e2', 'document.update e1']);
       const history = await app.services.store.revisions.list(project.id, 'production', 'e1', 10, 0);
       expect(history.map((revision) => revision.revision)).toEqual([2, 1]);
