@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import secureJsonParse from 'secure-json-parse';
 import type { JsonObject, ProjectRecord, Repositories, Store, StoredDocument } from '../store/index.ts';
 import type { Principal } from '../access/principal.ts';
 import { requireProjectRole } from '../access/access-control.ts';
@@ -78,10 +79,10 @@ export class ImportService {
         writing.catch(() => undefined);
       };
       try {
-        for await (const { line, text } of lines) {
-          if (text.trim() === '') continue;
+        for await (const { line, text, error } of lines) {
+          if (error === undefined && text.trim() === '') continue;
           result.total++;
-          const parsed = parseLine(text);
+          const parsed = error ?? parseLine(text);
           if (typeof parsed === 'string') {
             if (result.errors.length < MAX_REPORTED_ERRORS) result.errors.push({ line, error: parsed });
             continue;
@@ -113,7 +114,8 @@ export class ImportService {
 function parseLine(text: string): (JsonObject & { _id: string; _type: string }) | string {
   let value: unknown;
   try {
-    value = JSON.parse(text);
+    // The rule of every request body (Fastify's): a __proto__ key, or constructor.prototype, is refused.
+    value = secureJsonParse.parse(text, null, { protoAction: 'error', constructorAction: 'error' }) as unknown;
   } catch (error) {
     return `invalid JSON: ${error instanceof Error ? error.message : String(error)}`;
   }

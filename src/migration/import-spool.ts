@@ -4,12 +4,17 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { AppError } from '../errors.ts';
-import { splitLines, type NumberedLine } from './line-splitter.ts';
+import { splitLines, type LineSplitter, type NumberedLine } from './line-splitter.ts';
 import { bodyTooLarge, NdjsonSplitter } from './ndjson-lines.ts';
+import { isWhitespace, JsonArrayScanner } from './json-array-lines.ts';
+
+/** `ndjson`: NDJSON only; `json`: a JSON array when the first byte that is not whitespace is `[`, else NDJSON. */
+export type ImportBodyFormat = 'ndjson' | 'json';
 
 export interface SpoolOptions {
   /** Where the body is kept until the import has read it (created if missing). */
   directory: string;
+  format: ImportBodyFormat;
   maxBytes: number;
   maxLineBytes: number;
 }
@@ -31,26 +36,35 @@ export async function spoolImportBody(body: Readable, options: SpoolOptions): Pr
   await mkdir(options.directory, { recursive: true });
   const path = join(options.directory, `import-${randomUUID()}.body`);
   const file = await open(path, 'wx');
-  const splitter = new NdjsonSplitter(options.maxLineBytes);
+  let splitter: LineSplitter | undefined = options.format === 'ndjson' ? new NdjsonSplitter(options.maxLineBytes) : undefined;
   let total = 0;
   try {
     for await (const chunk of received(body)) {
       total += chunk.length;
       if (total > options.maxBytes) throw bodyTooLarge(options.maxBytes);
-      splitter.push(chunk);
+      splitter ??= splitterFor(chunk, options.maxLineBytes);
+      splitter?.push(chunk);
       await writeAll(file, chunk);
     }
-    splitter.end();
+    splitter?.end();
     await file.close();
   } catch (error) {
     await file.close().catch(() => undefined);
     await rm(path, { force: true });
     throw error;
   }
+  const reading: LineSplitter = splitter instanceof JsonArrayScanner ? new JsonArrayScanner(options.maxLineBytes) : new NdjsonSplitter(options.maxLineBytes);
   return {
-    lines: () => splitLines(createReadStream(path), new NdjsonSplitter(options.maxLineBytes)),
+    lines: () => splitLines(createReadStream(path), reading),
     remove: () => rm(path, { force: true }),
   };
+}
+
+/** The splitter a `json` body needs, once a byte other than whitespace shows which form it has. */
+function splitterFor(chunk: Buffer, maxLineBytes: number): LineSplitter | undefined {
+  const first = chunk.find((byte) => !isWhitespace(byte));
+  if (first === undefined) return undefined;
+  return first === '['.charCodeAt(0) ? new JsonArrayScanner(maxLineBytes) : new NdjsonSplitter(maxLineBytes);
 }
 
 /**

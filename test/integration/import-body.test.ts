@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, readdirSync } from 'node:fs';
+import { existsSync, readdirSync, statSync } from 'node:fs';
+import http from 'node:http';
 import { join } from 'node:path';
 import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestApp, type TestApp } from '../helpers/test-app.ts';
 import { createProject, type TestProject } from '../helpers/fixtures.ts';
@@ -140,6 +141,97 @@ describe(`import bodies (${testEngine})`, () => {
       await waitFor(() => spooled().length === 0, 'the refused import deleted its temporary file');
       expect(await documentCount(project)).toBe(0);
       expect((await bounded(importInto(project, '{"_id":"after","_type":"post"}', 'application/x-ndjson'), 'an import')).body).toMatchObject({ created: 1 });
+    });
+
+    it('refuses an over-long element of a JSON array the same way', async () => {
+      const project = await createProject(app, admin);
+      const response = await sendLongLine(
+        openImport(project, 'application/json', 64 * 1024 * 1024),
+        '[{"_id":"a","_type":"post"},\n{"_id":"b","_type":"post"},\n{"_id":"big","_type":"post","text":"',
+      );
+      expect(response.status).toBe(400);
+      expect(JSON.parse(response.body)).toMatchObject({ statusCode: 400, message: `array element 3 is longer than ${MAX_LINE_BYTES} bytes` });
+      expect(await documentCount(project)).toBe(0);
+    });
+  });
+
+  describe('application/json', () => {
+    it('imports NDJSON sent as application/json', async () => {
+      const project = await createProject(app, admin);
+      const body = '\n{"_id":"n1","_type":"post"}\r\n{"_id":"n2","_type":"post","tags":["[",","]}\n{"_id":"n3"}\n';
+      expect(ok(await importInto(project, body, 'application/json; charset=utf-8'))).toEqual({
+        total: 3,
+        created: 2,
+        replaced: 0,
+        skipped: 0,
+        errors: [{ line: 4, error: '_type is required (a non-empty string)' }],
+      });
+    });
+
+    it('imports a JSON array, numbering its elements as lines', async () => {
+      const project = await createProject(app, admin);
+      const documents = [{ _id: 'a1', _type: 'post', title: 'a ] , [ } { " \\' }, 'nope', { _id: 'a2', _type: 'post', nested: [[{ x: '}' }]] }];
+      expect(ok(await importInto(project, JSON.stringify(documents, null, 2), 'application/json'))).toEqual({
+        total: 3,
+        created: 2,
+        replaced: 0,
+        skipped: 0,
+        errors: [{ line: 2, error: 'not a JSON object' }],
+      });
+      expect(ok(await dataClient(app, admin, project.slug).doc('a1')).title).toBe('a ] , [ } { " \\');
+      const broken = ok(await importInto(project, '[{"_id":"b1","_type":"post"},,{"_id":"b2","_type":"post"}', 'application/json'));
+      expect(broken.errors).toEqual([
+        { line: 2, error: 'an empty array element' },
+        { line: 4, error: 'the array is not closed: the body ends before its ]' },
+      ]);
+      expect(broken.created).toBe(2);
+    });
+
+    it('streams a large array sent in small pieces into a file as it arrives', async () => {
+      const project = await createProject(app, admin);
+      const count = 3000;
+      const text = `[${Array.from({ length: count }, (_, i) => JSON.stringify({ _id: `s${i}`, _type: 'post', body: `"quoted" ]},[{ ${'é'.repeat(i % 50)}` }, null, 1)).join(',\n')}]`;
+      const bytes = Buffer.from(text);
+      const response = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const request = http.request(new URL('/api/v1/data/import/production', app.url), {
+          method: 'POST',
+          headers: { authorization: `Bearer ${admin}`, 'x-project': project.slug, 'content-type': 'application/json' },
+        });
+        request.on('error', reject);
+        request.on('response', (answer) => {
+          let body = '';
+          answer.setEncoding('utf8');
+          answer.on('data', (chunk: string) => (body += chunk));
+          answer.on('end', () => resolve({ status: answer.statusCode ?? 0, body }));
+        });
+        // Chunks of odd sizes, cutting through strings, escapes and multi-byte characters; halfway,
+        // what was sent is already in the server's file, not held in its memory until the end.
+        void (async () => {
+          let half = false;
+          for (let at = 0, size = 1; at < bytes.length; at += size, size = (size * 7 + 3) % 8191 || 1) {
+            if (!request.write(bytes.subarray(at, at + size))) await new Promise((resume) => request.once('drain', resume));
+            if (!half && at > bytes.length / 2) {
+              half = true;
+              const sent = at;
+              await waitFor(() => spooled().length === 1 && statSync(join(spoolDir, spooled()[0]!)).size >= sent, 'the first half is in the file').catch(reject);
+            }
+          }
+          request.end();
+        })();
+      });
+      expect(response.status).toBe(200);
+      expect(JSON.parse(response.body)).toEqual({ total: count, created: count, replaced: 0, skipped: 0, errors: [] });
+      expect(ok(await dataClient(app, admin, project.slug).doc('s49')).body).toBe(`"quoted" ]},[{ ${'é'.repeat(49)}`);
+    });
+
+    it('refuses a __proto__ key as an error line and never stores it, in NDJSON and in arrays', async () => {
+      const project = await createProject(app, admin);
+      const poisoned = '{"_id":"p1","_type":"post","__proto__":{"isAdmin":true}}';
+      const fromNdjson = ok(await importInto(project, `{"_id":"fine","_type":"post"}\n${poisoned}`, 'application/x-ndjson'));
+      expect(fromNdjson.errors).toEqual([{ line: 2, error: expect.stringContaining('prototype') }]);
+      const fromArray = ok(await importInto(project, `[${poisoned}, {"_id":"p2","_type":"post","constructor":{"prototype":{"x":1}}}]`, 'application/json'));
+      expect(fromArray.errors.map((error) => error.line)).toEqual([1, 2]);
+      expect(await documentCount(project)).toBe(1);
     });
   });
 });

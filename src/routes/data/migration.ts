@@ -6,8 +6,7 @@ import { AppError } from '../../errors.ts';
 import { principalOf } from '../../http/request-context.ts';
 import { dataProject } from '../../http/data-project.ts';
 import { bearerSecurity, errorResponses } from '../../http/schemas.ts';
-import { jsonArrayLines } from '../../migration/json-array-lines.ts';
-import { spoolImportBody } from '../../migration/import-spool.ts';
+import { spoolImportBody, type ImportBodyFormat } from '../../migration/import-spool.ts';
 import { datasetParams, projectQuery } from './schemas.ts';
 
 /**
@@ -17,10 +16,18 @@ import { datasetParams, projectQuery } from './schemas.ts';
  */
 const MAX_LINE_BYTES = 16 * 1024 * 1024;
 
+interface ImportBody {
+  format: ImportBodyFormat;
+  stream: Readable;
+}
+
 export const migrationRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
-  // NDJSON import bodies reach the route as streams, never buffered whole.
-  for (const type of ['application/x-ndjson', 'application/ndjson']) {
-    app.addContentTypeParser(type, (_request, payload, done) => done(null, payload));
+  // Import bodies reach the route as streams, never parsed whole: application/json holds a JSON
+  // array or NDJSON, told apart by its first byte (this plugin's routes only).
+  app.removeContentTypeParser('application/json');
+  const formats: [string, ImportBodyFormat][] = [['application/x-ndjson', 'ndjson'], ['application/ndjson', 'ndjson'], ['application/json', 'json']];
+  for (const [type, format] of formats) {
+    app.addContentTypeParser(type, (_request, stream, done) => done(null, { format, stream } satisfies ImportBody));
   }
 
   app.get<{ Params: { dataset: string }; Querystring: { types?: string; drafts?: boolean } }>(
@@ -56,7 +63,7 @@ export const migrationRoutes: FastifyPluginAsync<{ services: Services }> = async
     },
   );
 
-  app.post<{ Params: { dataset: string }; Querystring: { replace?: boolean }; Body: Readable | unknown }>(
+  app.post<{ Params: { dataset: string }; Querystring: { replace?: boolean }; Body: ImportBody | undefined }>(
     '/data/import/:dataset',
     {
       bodyLimit: services.config.importBodyLimitBytes,
@@ -95,12 +102,12 @@ export const migrationRoutes: FastifyPluginAsync<{ services: Services }> = async
       const project = await dataProject(services, request, dataset);
       const body = request.body;
       const actor = principalOf(request);
-      if (Array.isArray(body)) return services.importer.import(actor, project, dataset, jsonArrayLines(body), request.query.replace === true);
-      if (!(body instanceof Readable)) throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send NDJSON (application/x-ndjson) or a JSON array of documents (application/json)');
+      if (body === undefined) throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send NDJSON (application/x-ndjson) or a JSON array of documents (application/json)');
       // Refused before a byte of the body is stored.
       services.importer.authorize(actor, project, dataset);
-      const spooled = await spoolImportBody(body, {
+      const spooled = await spoolImportBody(body.stream, {
         directory: join(services.config.dataDir, 'tmp'),
+        format: body.format,
         maxBytes: services.config.importBodyLimitBytes,
         maxLineBytes: MAX_LINE_BYTES,
       });
