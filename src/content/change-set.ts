@@ -3,7 +3,7 @@ import type { OutboxEventRecord, Repositories, StoredDocument } from '../store/i
 import type { DocumentChangeRecord } from '../store/repos/document-changes.ts';
 import type { NewRevision } from '../store/repos/revisions.ts';
 import { baseIdOf, isDraftId } from './document-ids.ts';
-import { nestsTooDeep, TOO_DEEP } from './document-depth.ts';
+import { unstorable } from './document-depth.ts';
 import { badRequest } from '../errors.ts';
 
 export type DocumentEvent = 'document.create' | 'document.update' | 'document.delete' | 'document.publish' | 'document.unpublish';
@@ -99,7 +99,8 @@ export class ChangeSet {
   }
 
   put(document: StoredDocument): void {
-    if (nestsTooDeep(document)) throw badRequest(`document ${document._id} ${TOO_DEEP}`);
+    const problem = unstorable(document);
+    if (problem) throw badRequest(`document ${document._id} ${problem}`);
     this.changed.set(document._id, document);
   }
 

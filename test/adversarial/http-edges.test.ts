@@ -58,6 +58,17 @@ describe(`HTTP edges (${testEngine})`, () => {
     expect((await app.request('GET', `/api/v1/data/history/production/x?offset=${Number.MAX_SAFE_INTEGER}`, { token: admin, headers })).status).toBe(200);
   });
 
+  it('refuses text that is not Unicode in documents, on both engines alike', async () => {
+    const headers = { 'x-project': slug, 'content-type': 'application/json' };
+    for (const text of ['{"_type":"t","a":"x\\u0000y"}', '{"_type":"t","a\\u0000":1}', '{"_type":"t","a":["\\ud800"]}', '{"_type":"t","\\udc00":1}']) {
+      const response = await app.request('POST', '/api/v1/data/mutate/production', { token: admin, headers, rawBody: `{"mutations":[{"create":${text}}]}` });
+      expect(expectErrorBody(response, 400).message).toMatch(/not Unicode text/);
+    }
+    const emoji = ok(await data.mutate([{ create: { _id: 'emoji', _type: 't', a: 'snow \u2603 \ud83d\ude00' } }]));
+    expect(emoji.results[0]!.operation).toBe('create');
+    expect(ok(await data.doc('emoji')).a).toBe('snow \u2603 \ud83d\ude00');
+  });
+
   it('answers a query nested past the parser limit with 400, at any length', async () => {
     for (const query of [`*[0]${'->'.repeat(20_000)}`, `*[0]${'.a'.repeat(20_000)}`, `${'('.repeat(5_000)}1${')'.repeat(5_000)}`, `1${'+1'.repeat(20_000)}`]) {
       expect(expectErrorBody(await data.query(query), 400).message).toMatch(/nests deeper|syntax/i);

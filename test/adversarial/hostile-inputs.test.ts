@@ -1,0 +1,178 @@
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type ApiResponse, type TestApp } from '../helpers/test-app.ts';
+import { createApiToken, createProject } from '../helpers/fixtures.ts';
+import { dataClient, ok } from '../helpers/content.ts';
+import { testEngine } from '../helpers/engine.ts';
+import { listenUrl, openListenSocket } from '../helpers/listen.ts';
+import { prototypeSnapshot } from './invariants.ts';
+import { deepNesting, documentId, hostileDocument, hostileJson, plainJson, hostileKey, hostileNumber, hostilePath, hostileString, malformedJson, type JsonText } from './hostile-arbitraries.ts';
+
+// Generated hostile requests through every mutation kind and patch operation, imports, queries and
+// listeners (image parameters: assets-hardening.test.ts). After every request: no 5xx, the standard
+// error body on every 4xx; after every batch: Object.prototype and the other built-in prototypes
+// unchanged, a fresh login and a fresh write still work. The server runs in this process, so a
+// crash would end the test run.
+const RUNS = { mutations: 150, queries: 120, imports: 30, listeners: 40, messages: 40 };
+
+describe(`hostile inputs (${testEngine})`, () => {
+  let app: TestApp;
+  let admin: string;
+  let writer: string;
+  let slug: string;
+  const prototypes = prototypeSnapshot();
+
+  beforeAll(async () => {
+    app = await startTestApp();
+    admin = await app.login();
+    slug = (await createProject(app, admin)).slug;
+    writer = (await createApiToken(app, admin, slug, { permissions: ['read', 'write'] })).token;
+    ok(await dataClient(app, writer, slug).mutate([{ createOrReplace: { _id: 'doc-1', _type: 'thing', items: [{ _key: 'a', n: 1 }], n: 1, text: 'hello' } }]));
+  });
+  afterAll(async () => app.close());
+
+  function expectHandled(response: ApiResponse, what: string): void {
+    expect(response.status, `${what} -> ${JSON.stringify(response.body).slice(0, 300)}`).toBeLessThan(500);
+    if (response.status >= 400) {
+      const body = response.body as Record<string, unknown>;
+      expect(typeof body, what).toBe('object');
+      expect(body.statusCode, what).toBe(response.status);
+      expect(typeof body.error, what).toBe('string');
+      expect(typeof body.message, what).toBe('string');
+    }
+  }
+
+  async function invariantsHold(): Promise<void> {
+    expect(prototypeSnapshot()).toEqual(prototypes);
+    for (const proto of [Object.prototype, Array.prototype]) expect(Object.keys(proto)).toEqual([]);
+    expect(await app.login()).toEqual(expect.any(String));
+    const written = await dataClient(app, writer, slug).mutate([{ createOrReplace: { _id: 'canary', _type: 'thing', at: Date.now() } }]);
+    expect(written.status).toBe(200);
+  }
+
+  const post = (path: string, rawBody: string, token = writer, contentType = 'application/json') =>
+    app.request(`POST`, `/api/v1${path}`, { token, rawBody, headers: { 'content-type': contentType, 'x-project': slug } });
+  const get = (path: string, token = writer) => app.request('GET', `/api/v1${path}`, { token, headers: { 'x-project': slug } });
+
+  const value = fc.oneof({ weight: 4, arbitrary: plainJson }, { weight: 1, arbitrary: hostileJson });
+  const patchOperation: fc.Arbitrary<JsonText> = fc.oneof(
+    fc.tuple(fc.constantFrom('set', 'setIfMissing'), hostilePath, value).map(([op, path, value]) => `"${op}":{${JSON.stringify(path)}:${value}}`),
+    fc.tuple(fc.constantFrom('inc', 'dec'), hostilePath, fc.oneof(hostileNumber.map(String), value)).map(([op, path, amount]) => `"${op}":{${JSON.stringify(path)}:${amount}}`),
+    fc.array(hostilePath, { maxLength: 3 }).map((paths) => `"unset":${JSON.stringify(paths)}`),
+    fc.tuple(fc.constantFrom('before', 'after', 'replace'), hostilePath, fc.array(value, { maxLength: 3 })).map(([at, path, items]) => `"insert":{"${at}":${JSON.stringify(path)},"items":[${items.join(',')}]}`),
+    fc.tuple(hostilePath, hostileString).map(([path, patch]) => `"diffMatchPatch":{${JSON.stringify(path)}:${JSON.stringify(patch)}}`),
+    hostileString.map((revision) => `"ifRevisionID":${JSON.stringify(revision)},"set":{"n":2}`),
+  );
+
+  const mutation: fc.Arbitrary<JsonText> = fc.oneof(
+    { weight: 1, arbitrary: hostileDocument.map((document) => `{"create":${document}}`) },
+    fc.tuple(fc.constantFrom('createOrReplace', 'createIfNotExists'), hostileDocument).map(([kind, document]) => `{"${kind}":${document}}`),
+    { weight: 6, arbitrary: fc.tuple(fc.constantFrom('"doc-1"', '"doc-1"', '"doc-1"', '"missing"'), patchOperation).map(([id, operation]) => `{"patch":{"id":${id},${operation}}}`) },
+    documentId.map((id) => `{"delete":{"id":${JSON.stringify(id)}}}`),
+    deepNesting.map((deep) => `{"create":{"_type":"thing","deep":${deep}}}`),
+    hostileKey.map((key) => `{${JSON.stringify(key)}:{"_type":"thing"}}`),
+  );
+
+  it('answers every generated mutation, of every kind and patch operation, with a status below 500', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(mutation, { minLength: 1, maxLength: 2 }), fc.oneof({ weight: 6, arbitrary: fc.constant(undefined) }, { weight: 1, arbitrary: fc.oneof(hostileString, fc.constantFrom('doc-1-rev', 'tx-a')) }), async (mutations, transactionId) => {
+        const body = `{"mutations":[${mutations.join(',')}]${transactionId === undefined ? '' : `,"transactionId":${JSON.stringify(transactionId)}`}}`;
+        expectHandled(await post('/data/mutate/production', body), body.slice(0, 500));
+        await invariantsHold();
+      }),
+      { numRuns: RUNS.mutations },
+    );
+  });
+
+  it('answers malformed and oversized mutation bodies with a 4xx', async () => {
+    await fc.assert(
+      fc.asyncProperty(malformedJson, async (text) => {
+        expectHandled(await post('/data/mutate/production', text), text);
+        await invariantsHold();
+      }),
+      { numRuns: 30 },
+    );
+  });
+
+  const groqValue: fc.Arbitrary<string> = fc.oneof(
+    hostileKey.map((key) => `{${JSON.stringify(key)}: 1, "b": $p}`),
+    hostileKey.map((key) => `*[_type == "thing"]{${JSON.stringify(key)}: n, "inherited": ${JSON.stringify(key)}}`),
+    hostileKey.map((key) => `*[defined(${/^[A-Za-z_]\w*$/.test(key) ? key : 'n'})]._id`),
+    hostileKey.map((key) => `$p[${JSON.stringify(key)}]`),
+    hostileString.map((pattern) => `*[text match ${JSON.stringify(pattern)}]._id`),
+    hostileString.map((text) => `dateTime(${JSON.stringify(text)})`),
+    fc.constantFrom('*[text == $p]._id', '*[_id == $p][0]', '*[n > $p]._id', '*[text match $p]._id', '*[_type == "thing" && items[0].n == $p]', '*[references($p)]._id', '*[_id in $p]._id', '$p.__proto__', '$p.constructor.prototype', '*[constructor.prototype == 1]', 'count(*[]{...}[])', '*[0]->->->', '{...$p, "x": 1}', 'math::sum($p)', 'array::unique($p)'),
+    malformedJson,
+  );
+
+  it('answers every generated query with its parameters, by POST and by GET, with a status below 500', async () => {
+    await fc.assert(
+      fc.asyncProperty(groqValue, hostileJson, async (query, params) => {
+        const posted = await post('/data/query/production', `{"query":${JSON.stringify(query)},"params":{"p":${params}}}`);
+        expectHandled(posted, `POST ${query} with ${params}`);
+        const got = await get(`/data/query/production?query=${encodeURIComponent(query)}&$p=${encodeURIComponent(params)}`);
+        expectHandled(got, `GET ${query} with ${params}`);
+        await invariantsHold();
+      }),
+      { numRuns: RUNS.queries },
+    );
+  });
+
+  it('answers every generated import, as NDJSON and as a JSON array, with a status below 500', async () => {
+    const line = fc.oneof(hostileDocument, deepNesting.map((deep) => `{"_type":"thing","deep":${deep}}`), malformedJson, hostileJson);
+    await fc.assert(
+      fc.asyncProperty(fc.array(line, { minLength: 1, maxLength: 6 }), fc.boolean(), fc.boolean(), async (lines, asArray, replace) => {
+        const body = asArray ? `[${lines.join(',')}]` : lines.join('\n');
+        const type = asArray ? 'application/json' : 'application/x-ndjson';
+        const response = await post(`/data/import/production${replace ? '?replace=true' : ''}`, body, admin, type);
+        expectHandled(response, body.slice(0, 500));
+        await invariantsHold();
+      }),
+      { numRuns: RUNS.imports },
+    );
+  });
+
+  it('answers every generated listener request with a stream or a 4xx', async () => {
+    await fc.assert(
+      fc.asyncProperty(groqValue, hostileJson, async (filter, params) => {
+        const controller = new AbortController();
+        const url = `${app.url}/api/v1/data/listen/production?query=${encodeURIComponent(`*[${filter}]`)}&$p=${encodeURIComponent(params)}`;
+        const response = await fetch(url, { headers: { authorization: `Bearer ${writer}`, 'x-project': slug }, signal: controller.signal });
+        if (response.status === 200) {
+          expect(response.headers.get('content-type')).toMatch(/text\/event-stream/);
+          controller.abort();
+        } else {
+          expectHandled({ status: response.status, headers: response.headers, body: await response.json() }, url);
+        }
+        await invariantsHold();
+      }),
+      { numRuns: RUNS.listeners },
+    );
+  });
+
+  it('answers every generated listener message on a WebSocket with an error message or a welcome, keeping the socket', async () => {
+    const socket = await openListenSocket(listenUrl(app, 'production', `?project=${slug}&access_token=${writer}`));
+    try {
+      const message = fc.oneof(
+        malformedJson,
+        hostileJson,
+        fc.tuple(groqValue, hostileJson).map(([filter, params]) => `{"type":"subscribe","query":${JSON.stringify(`*[${filter}]`)},"params":${params}}`),
+        hostileKey.map((key) => `{"type":${JSON.stringify(key)}}`),
+      );
+      await fc.assert(
+        fc.asyncProperty(message, async (text) => {
+          socket.send(text);
+          socket.send({ type: 'ping' });
+          const reply = await socket.messages.take((m) => m.type === 'error' || m.type === 'welcome' || m.type === 'pong');
+          if (reply.type === 'error') expect(reply).toMatchObject({ statusCode: expect.any(Number), error: expect.any(String), message: expect.any(String) });
+          if (reply.type === 'error') expect(reply.statusCode as number).toBeLessThan(500);
+          await socket.messages.take((m) => m.type === 'pong').catch(() => undefined);
+          await invariantsHold();
+        }),
+        { numRuns: RUNS.messages },
+      );
+    } finally {
+      await socket.close();
+    }
+  });
+});
