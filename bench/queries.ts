@@ -143,8 +143,8 @@ async function load(engine: Engine): Promise<number> {
   await flush();
   const seconds = (performance.now() - started) / 1000;
   for (const statement of HAND_INDEXES[engine.name]) await engine.exec(statement);
-  // What autovacuum does shortly after a bulk load: the planner's statistics, the visibility map.
-  if (engine.name === 'postgres') await engine.exec('VACUUM ANALYZE');
+  // No ANALYZE or VACUUM here: queries meet the statistics the store itself keeps after bulk writes
+  // (docs/decisions.md, Storage), as a user's right after an import do.
   return seconds;
 }
 

@@ -1,3 +1,5 @@
+import type { PlannerStatisticsEngine } from './planner-statistics.ts';
+
 /**
  * The minimal SQL surface the repositories are written against. Repositories use `?` placeholders
  * and SQL that both engines accept; each adapter translates what differs (placeholders, types).
@@ -59,6 +61,11 @@ export function countingStatements(db: SqlExecutor, counter: StatementCounter): 
 }
 
 export interface Database extends SqlExecutor {
+  /**
+   * Keeps the query planner's statistics current after bulk writes (PostgreSQL: ANALYZE); absent
+   * where plans do not depend on them (SQLite: measured, docs/decisions.md).
+   */
+  readonly plannerStatistics?: PlannerStatisticsEngine;
   /** Runs `fn` in one transaction: committed when it resolves, rolled back when it throws. */
   transaction<T>(fn: (tx: SqlExecutor) => Promise<T>): Promise<T>;
   /**

@@ -1,6 +1,7 @@
 import { countingStatements, type Database, type Dialect, type SqlExecutor, type StatementCounter } from './sql.ts';
 import { migrate, type MigrationResult } from './migrate.ts';
 import { rebuildDocumentIndexIfStale } from './document-index/rebuild.ts';
+import { PlannerStatistics } from './planner-statistics.ts';
 import { DocumentIndexReader } from './document-index/reader.ts';
 import { UserRepository } from './repos/users.ts';
 import { ProjectRepository } from './repos/projects.ts';
@@ -54,13 +55,14 @@ export interface Store extends Repositories {
   close(): Promise<void>;
 }
 
-function repositories(db: SqlExecutor): Repositories {
+/** `documentsWritten` is told how many documents each write wrote. */
+function repositories(db: SqlExecutor, documentsWritten?: (documents: number) => void): Repositories {
   return {
     users: new UserRepository(db),
     projects: new ProjectRepository(db),
     refreshTokens: new RefreshTokenRepository(db),
     apiTokens: new ApiTokenRepository(db),
-    documents: new DocumentRepository(db),
+    documents: new DocumentRepository(db, documentsWritten),
     documentIndex: new DocumentIndexReader(db),
     revisions: new RevisionRepository(db),
     outbox: new OutboxRepository(db),
@@ -74,7 +76,9 @@ function repositories(db: SqlExecutor): Repositories {
 }
 
 export function createStoreOn(db: Database): Store {
-  const bound = repositories(db);
+  const statistics = db.plannerStatistics && new PlannerStatistics(db.plannerStatistics);
+  // Outside a transaction every statement commits on its own.
+  const bound = repositories(db, (documents) => statistics?.written(documents));
   return {
     ...bound,
     dialect: db.dialect,
@@ -82,14 +86,29 @@ export function createStoreOn(db: Database): Store {
       const counting = countingStatements(db, counter);
       return { documents: new DocumentRepository(counting), documentIndex: bound.documentIndex.on(counting) };
     },
-    transaction: (fn) => db.transaction((tx) => fn(repositories(tx))),
+    transaction: async (fn) => {
+      let written = 0;
+      const result = await db.transaction((tx) => {
+        // From zero: a transaction may run again (SQLite's group commit, when the shared one failed).
+        written = 0;
+        return fn(repositories(tx, (documents) => (written += documents)));
+      });
+      // Counted once committed: statistics are never refreshed inside the writing transaction.
+      statistics?.written(written);
+      return result;
+    },
     migrate: async () => {
       const result = await migrate(db);
       // Documents written before the document index existed (or under another version of it).
       await rebuildDocumentIndexIfStale(db);
+      // Statistics missing (a restore, a first start after a bulk load) or made stale by the rebuild.
+      await statistics?.refreshNow();
       return result;
     },
     ping: async () => void (await db.get('SELECT 1 AS ok')),
-    close: () => db.close(),
+    close: async () => {
+      await statistics?.close();
+      await db.close();
+    },
   };
 }

@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { Database, SqlExecutor, StatementOptions } from '../sql.ts';
 import { positionalStatement } from './placeholders.ts';
+import { postgresPlannerStatistics } from './postgres-statistics.ts';
 
 const TIMESTAMPTZ_OID = 1184;
 const INT8_OID = 20;
@@ -101,7 +102,7 @@ export function openPostgresDatabase(url: string, options: PostgresOptions = {})
   };
   const base = executor(fromPool);
 
-  return {
+  const database: Database = {
     ...base,
     transaction: async <T>(fn: (tx: SqlExecutor) => Promise<T>) => {
       await ensureSchema();
@@ -121,4 +122,5 @@ export function openPostgresDatabase(url: string, options: PostgresOptions = {})
     migrationLockSql: `SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`,
     close: () => pool.end(),
   };
+  return { ...database, plannerStatistics: postgresPlannerStatistics(database) };
 }

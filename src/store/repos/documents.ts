@@ -14,9 +14,13 @@ export class DocumentRepository {
   /** The query planner's indexes, written with every document (src/store/document-index). */
   private readonly index: DocumentIndexWriter;
 
-  constructor(db: SqlExecutor) {
+  /** Told how many documents each write wrote (the store's planner statistics count them). */
+  private readonly onWritten: (documents: number) => void;
+
+  constructor(db: SqlExecutor, onWritten: (documents: number) => void = () => undefined) {
     this.db = db;
     this.index = new DocumentIndexWriter(db);
+    this.onWritten = onWritten;
   }
 
   /** Serializes transactions that touch the same documents (no-op on SQLite). */
@@ -75,6 +79,7 @@ export class DocumentRepository {
       );
       await this.index.replace(projectId, dataset, chunk);
     }
+    this.onWritten(documents.length);
   }
 
   /** The ids among `ids` that exist, with their _createdAt. */
@@ -131,7 +136,9 @@ export class DocumentRepository {
 
   async delete(projectId: string, dataset: string, id: string): Promise<boolean> {
     await this.index.remove(projectId, dataset, [id]);
-    return (await this.db.run('DELETE FROM documents WHERE project_id = ? AND dataset = ? AND id = ?', [projectId, dataset, id])) === 1;
+    const deleted = (await this.db.run('DELETE FROM documents WHERE project_id = ? AND dataset = ? AND id = ?', [projectId, dataset, id])) === 1;
+    this.onWritten(deleted ? 1 : 0);
+    return deleted;
   }
 
   async count(projectId: string, dataset: string): Promise<number> {
