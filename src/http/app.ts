@@ -43,7 +43,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     bodyLimit: 1024 * 1024,
     // Ids are up to 128 characters, and Sanity's clients ask for many documents in one parameter
     // (`/data/doc/:dataset/id1,id2,...`); the whole request head stays within Node's 16 KiB.
-    maxParamLength: 8 * 1024,
+    routerOptions: { maxParamLength: 8 * 1024 },
     frameworkErrors,
     // A client that stalls while sending its request holds a socket, never more: idle connections
     // are closed and a request must arrive whole in time (REQUEST_IDLE_TIMEOUT_MS,

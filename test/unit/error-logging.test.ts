@@ -19,7 +19,7 @@ function memoryLog(): { lines: Record<string, unknown>[]; stream: Writable } {
 
 describe('unexpected errors', () => {
   const log = memoryLog();
-  const app = Fastify({ loggerInstance: createLogger('info', log.stream) as FastifyBaseLogger, frameworkErrors, maxParamLength: 20 });
+  const app = Fastify({ loggerInstance: createLogger('info', log.stream) as FastifyBaseLogger, frameworkErrors, routerOptions: { maxParamLength: 20 } });
 
   beforeAll(async () => {
     registerErrorHandling(app);
