@@ -11,15 +11,15 @@ export interface Inspection {
 }
 
 // Formats sharp reads that we treat as images, with their file extension and media type.
-const IMAGE_FORMATS: Record<string, { extension: string; mimeType: string }> = {
-  jpeg: { extension: 'jpg', mimeType: 'image/jpeg' },
-  png: { extension: 'png', mimeType: 'image/png' },
-  webp: { extension: 'webp', mimeType: 'image/webp' },
-  gif: { extension: 'gif', mimeType: 'image/gif' },
-  avif: { extension: 'avif', mimeType: 'image/avif' },
-  tiff: { extension: 'tif', mimeType: 'image/tiff' },
-  svg: { extension: 'svg', mimeType: 'image/svg+xml' },
-};
+const IMAGE_FORMATS: ReadonlyMap<string, { extension: string; mimeType: string }> = new Map([
+  ['jpeg', { extension: 'jpg', mimeType: 'image/jpeg' }],
+  ['png', { extension: 'png', mimeType: 'image/png' }],
+  ['webp', { extension: 'webp', mimeType: 'image/webp' }],
+  ['gif', { extension: 'gif', mimeType: 'image/gif' }],
+  ['avif', { extension: 'avif', mimeType: 'image/avif' }],
+  ['tiff', { extension: 'tif', mimeType: 'image/tiff' }],
+  ['svg', { extension: 'svg', mimeType: 'image/svg+xml' }],
+]);
 
 /** Images larger than this many pixels are stored as files: decoding them could exhaust memory. */
 export const MAX_INPUT_PIXELS = 100_000_000;
@@ -50,7 +50,7 @@ async function inspectImage(path: string): Promise<Inspection | undefined> {
     return undefined;
   }
   const format = info.format === 'heif' && info.compression === 'av1' ? 'avif' : info.format;
-  const known = IMAGE_FORMATS[format];
+  const known = IMAGE_FORMATS.get(format);
   if (!known || !info.width || !info.height || info.width * info.height > MAX_INPUT_PIXELS) return undefined;
   // EXIF orientations 5 to 8 turn the image a quarter: width and height are what a viewer shows.
   const turned = (info.orientation ?? 1) >= 5;

@@ -6,25 +6,33 @@ import { MAX_DIMENSION, type CropPosition, type OutputFormat, type ResizeFit, ty
  * w, h, rect, fit, crop, fm, auto=format, q, dpr, blur, bg, flip, or (imgix semantics, which
  * Sanity's CDN follows). Values out of range are 400, sides after dpr are capped like /assets.
  */
-const FITS: Record<string, ResizeFit> = {
-  clip: 'inside',
-  max: 'inside',
-  crop: 'cover',
-  min: 'cover',
-  fill: 'contain',
-  fillmax: 'contain',
-  scale: 'fill',
-};
-const CROPS: Record<string, CropPosition> = {
-  center: 'centre',
-  top: 'top',
-  bottom: 'bottom',
-  left: 'left',
-  right: 'right',
-  entropy: 'entropy',
-  focalpoint: 'attention',
-};
-const FORMATS: Record<string, OutputFormat> = { jpg: 'jpeg', pjpg: 'jpeg', jpeg: 'jpeg', png: 'png', webp: 'webp', avif: 'avif' };
+// Maps, so that a name from the request (`constructor`, `__proto__`) finds nothing inherited.
+const FITS: ReadonlyMap<string, ResizeFit> = new Map([
+  ['clip', 'inside'],
+  ['max', 'inside'],
+  ['crop', 'cover'],
+  ['min', 'cover'],
+  ['fill', 'contain'],
+  ['fillmax', 'contain'],
+  ['scale', 'fill'],
+]);
+const CROPS: ReadonlyMap<string, CropPosition> = new Map([
+  ['center', 'centre'],
+  ['top', 'top'],
+  ['bottom', 'bottom'],
+  ['left', 'left'],
+  ['right', 'right'],
+  ['entropy', 'entropy'],
+  ['focalpoint', 'attention'],
+]);
+const FORMATS: ReadonlyMap<string, OutputFormat> = new Map([
+  ['jpg', 'jpeg'],
+  ['pjpg', 'jpeg'],
+  ['jpeg', 'jpeg'],
+  ['png', 'png'],
+  ['webp', 'webp'],
+  ['avif', 'avif'],
+]);
 
 function number(query: Record<string, unknown>, name: string, min: number, max: number, integer = true): number | undefined {
   const raw = query[name];
@@ -36,11 +44,11 @@ function number(query: Record<string, unknown>, name: string, min: number, max: 
   return value;
 }
 
-function choice<T>(query: Record<string, unknown>, name: string, options: Record<string, T>): T | undefined {
+function choice<T>(query: Record<string, unknown>, name: string, options: ReadonlyMap<string, T>): T | undefined {
   const raw = query[name];
   if (raw === undefined) return undefined;
-  const value = typeof raw === 'string' ? options[raw] : undefined;
-  if (value === undefined) throw badRequest(`${name} must be one of: ${Object.keys(options).join(', ')}`);
+  const value = typeof raw === 'string' ? options.get(raw) : undefined;
+  if (value === undefined) throw badRequest(`${name} must be one of: ${[...options.keys()].join(', ')}`);
   return value;
 }
 
