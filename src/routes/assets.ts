@@ -1,4 +1,5 @@
-import type { FastifyPluginAsync } from 'fastify';
+import type { Readable } from 'node:stream';
+import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { Services } from '../services.ts';
 import { AppError, badRequest } from '../errors.ts';
 import type { AssetType } from '../store/index.ts';
@@ -12,6 +13,40 @@ import { sendAssetContent } from '../http/send-asset.ts';
 
 export const MAX_UPLOAD_BYTES = 50 * 1024 * 1024;
 const assetId = { type: 'string', format: 'uuid' } as const;
+// RFC 2046: 1 to 70 characters. busboy would split a body on an empty boundary.
+const MULTIPART_BOUNDARY = /;\s*boundary=(?:"[^"]{1,70}"|[^\s;"]{1,70})\s*(?:;|$)/i;
+
+/** busboy reports a malformed or cut-off body with a plain Error: the client's, so a 400. */
+function multipartError(error: unknown): Error {
+  if (error instanceof AppError || (error instanceof Error && typeof (error as { statusCode?: unknown }).statusCode === 'number')) return error;
+  return badRequest(`The multipart body is malformed: ${error instanceof Error ? error.message : 'unreadable'}`);
+}
+
+/** The one file part of a multipart upload; a body busboy cannot parse is a 400. */
+async function uploadedFile(request: FastifyRequest): Promise<{ filename: string; stream: Readable }> {
+  if (!request.isMultipart()) throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the file as multipart/form-data in the field "file"');
+  if (!MULTIPART_BOUNDARY.test(request.headers['content-type'] ?? '')) throw badRequest('The multipart Content-Type needs a boundary of 1 to 70 characters');
+  const file = await request.file({ limits: { fileSize: MAX_UPLOAD_BYTES, files: 1 } }).catch((error: unknown) => {
+    throw multipartError(error);
+  });
+  if (!file) throw badRequest('No file: send it as multipart/form-data in the field "file"');
+  if (file.fieldname !== 'file') {
+    file.file.resume();
+    throw badRequest(`The file must be in the form field "file", not "${file.fieldname}"`);
+  }
+  // The limit is enforced while streaming: the upload fails (and is cleaned up) the moment it is hit.
+  file.file.once('limit', () => file.file.destroy(new AppError('PAYLOAD_TOO_LARGE', `The file is larger than ${MAX_UPLOAD_BYTES / 1024 / 1024} MB`)));
+  return { filename: file.filename, stream: file.file };
+}
+
+/** Runs the upload; the error the parser left on the file stream (a cut-off part) is a 400. */
+async function readingUpload<T>(stream: Readable, upload: () => Promise<T>): Promise<T> {
+  try {
+    return await upload();
+  } catch (error) {
+    throw error !== null && error === stream.errored ? multipartError(error) : error;
+  }
+}
 
 const uploadSchema = {
   type: 'object',
@@ -53,18 +88,8 @@ export const assetRoutes: FastifyPluginAsync<{ services: Services }> = async (ap
     async (request, reply) => {
       const { dataset } = request.params;
       const project = await dataProject(services, request, dataset);
-      if (!request.isMultipart()) throw new AppError('UNSUPPORTED_MEDIA_TYPE', 'Send the file as multipart/form-data in the field "file"');
-      const file = await request.file({ limits: { fileSize: MAX_UPLOAD_BYTES, files: 1 } });
-      if (!file) throw badRequest('No file: send it as multipart/form-data in the field "file"');
-      if (file.fieldname !== 'file') {
-        file.file.resume();
-        throw badRequest(`The file must be in the form field "file", not "${file.fieldname}"`);
-      }
-      // The limit is enforced while streaming: the upload fails (and is cleaned up) the moment it is hit.
-      file.file.once('limit', () =>
-        file.file.destroy(new AppError('PAYLOAD_TOO_LARGE', `The file is larger than ${MAX_UPLOAD_BYTES / 1024 / 1024} MB`)),
-      );
-      const uploaded = await services.assets.upload(principalOf(request), project, dataset, { filename: file.filename, stream: file.file });
+      const file = await uploadedFile(request);
+      const uploaded = await readingUpload(file.stream, () => services.assets.upload(principalOf(request), project, dataset, file));
       return reply.code(201).send(uploaded);
     },
   );

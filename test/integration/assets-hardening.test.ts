@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
+import { readdir } from 'node:fs/promises';
 import { expectErrorBody, startTestApp, type TestApp } from '../helpers/test-app.ts';
 import { createProject, type TestProject } from '../helpers/fixtures.ts';
 import { solidPng } from '../helpers/images.ts';
@@ -58,4 +59,24 @@ describe(`bad image parameters, list windows and uploads are 4xx (${testEngine})
     expectErrorBody(await app.request('GET', `/api/v1/assets/production/list?${window}`, { token: admin, headers: { 'x-project': project.slug } }), 400);
   });
 
+  const multipart = (contentType: string, rawBody: string) =>
+    app.request('POST', '/api/v1/assets/production', { token: admin, headers: { 'x-project': project.slug, 'content-type': contentType }, rawBody });
+  const part = (boundary: string) => `--${boundary}\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n`;
+
+  it('answers 400 to a multipart body cut off in a file or in its headers, leaving no file behind', async () => {
+    const before = await readdir(app.db.dataDir, { recursive: true });
+    expect(expectErrorBody(await multipart('multipart/form-data; boundary=XYZ', `${part('XYZ')}abcdef`), 400).message).toMatch(/multipart/);
+    expectErrorBody(await multipart('multipart/form-data; boundary=XYZ', '--XYZ\r\nContent-Disposition: form-da'), 400);
+    const after = (await readdir(app.db.dataDir, { recursive: true })).filter((file) => !file.endsWith('-wal') && !file.endsWith('-shm'));
+    expect(after.filter((file) => !before.includes(file))).toEqual([]);
+  });
+
+  it.each(['multipart/form-data; boundary=', 'multipart/form-data; boundary=""', 'multipart/form-data'])('answers 400 to the Content-Type %j', async (contentType) => {
+    expect(expectErrorBody(await multipart(contentType, `${part('')}abc\r\n----\r\n`), 400).message).toMatch(/boundary/);
+  });
+
+  it('keeps accepting a multipart upload with a quoted boundary', async () => {
+    const body = `${part('a b')}abc\r\n--a b--\r\n`;
+    expect((await multipart('multipart/form-data; boundary="a b"', body)).status).toBe(201);
+  });
 });
