@@ -25,7 +25,7 @@ function outputFormat(asset: AssetRecord, transform: Transform): OutputFormat {
 /**
  * Transformed images, made with sharp and cached on disk by (asset, normalized parameters) under
  * `cacheRoot/<asset id>/`. Concurrent requests for the same new variant share one transform.
- * Images are turned upright by their EXIF orientation and never enlarged.
+ * Images are turned upright by their EXIF orientation and never enlarged, except by fit `fill`.
  */
 export class ImageTransformer {
   private readonly cacheRoot: string;
@@ -74,7 +74,8 @@ export class ImageTransformer {
         height: transform.height,
         fit: transform.fit ?? 'cover',
         position: transform.position ?? 'centre',
-        withoutEnlargement: true,
+        // fill asks for exactly w x h, so it may enlarge.
+        withoutEnlargement: transform.fit !== 'fill',
         background: transform.background
           ? `#${transform.background}`
           : format === 'jpeg'

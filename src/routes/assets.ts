@@ -101,7 +101,7 @@ export const assetRoutes: FastifyPluginAsync<{ services: Services }> = async (ap
         tags: ['assets'],
         summary: 'The asset, or for images a transformed variant (cached)',
         description:
-          `w and h are 1 to ${MAX_DIMENSION} pixels (after dpr, sides are capped at ${MAX_DIMENSION}); images are never enlarged. ` +
+          `w and h are 1 to ${MAX_DIMENSION} pixels (after dpr, sides are capped at ${MAX_DIMENSION}); images are never enlarged, except by fit=fill. ` +
           'Responses carry ETag and immutable Cache-Control; a matching If-None-Match answers 304.',
         security: bearerSecurity,
         params: { type: 'object', properties: { id: assetId }, required: ['id'] },

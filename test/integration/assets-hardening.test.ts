@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
-import { expectErrorBody, startTestApp, type TestApp } from '../helpers/test-app.ts';
+import sharp from 'sharp';
+import { expectErrorBody, startTestApp, type ApiResponse, type TestApp } from '../helpers/test-app.ts';
 import { createProject, type TestProject } from '../helpers/fixtures.ts';
 import { solidPng } from '../helpers/images.ts';
 import { testEngine } from '../helpers/engine.ts';
@@ -31,6 +32,17 @@ async function upload(app: TestApp, admin: string, project: TestProject, bytes: 
   });
   expect(response.status).toBe(201);
   return (await response.json()) as Uploaded;
+}
+
+/**
+ * A GET on a connection of its own: when the app closes right after the last answer, no kept-alive
+ * socket is still finishing a response (it would hold the close for the keep-alive timeout).
+ */
+async function fetchBytes(app: TestApp, token: string, url: string) {
+  const response = await fetch(`${app.url}${url}`, { headers: { authorization: `Bearer ${token}`, connection: 'close' } });
+  const bytes = Buffer.from(await response.arrayBuffer());
+  const json = (response.headers.get('content-type') ?? '').includes('json') ? (JSON.parse(bytes.toString()) as unknown) : undefined;
+  return { status: response.status, headers: response.headers, bytes, response: { status: response.status, headers: response.headers, body: json } as ApiResponse };
 }
 
 describe(`bad image parameters, list windows and uploads are 4xx (${testEngine})`, () => {
@@ -78,5 +90,40 @@ describe(`bad image parameters, list windows and uploads are 4xx (${testEngine})
   it('keeps accepting a multipart upload with a quoted boundary', async () => {
     const body = `${part('a b')}abc\r\n--a b--\r\n`;
     expect((await multipart('multipart/form-data; boundary="a b"', body)).status).toBe(201);
+  });
+});
+
+describe(`fit=fill stretches to exactly w x h (${testEngine})`, () => {
+  let app: TestApp;
+  let admin: string;
+  let project: TestProject;
+  let small: Uploaded;
+  let sanityUrl: string;
+
+  beforeAll(async () => {
+    ({ app, admin, project } = await startAssetApp());
+    const png = await solidPng(64, 48);
+    small = await upload(app, admin, project, png, 'small.png');
+    sanityUrl = `/api/v1/images/${project.id}/production/${createHash('sha1').update(png).digest('hex')}-64x48.png`;
+  });
+  afterAll(async () => app.close());
+
+  const sizeOf = async (url: string) => {
+    const answer = await fetchBytes(app, admin, url);
+    expect(answer.status).toBe(200);
+    const { width, height } = await sharp(answer.bytes).metadata();
+    return [width, height];
+  };
+
+  it('gives 30x50 of a 64x48 image, on /assets (fit=fill) and /images (fit=scale)', async () => {
+    expect(await sizeOf(`${small.url}?w=30&h=50&fit=fill`)).toEqual([30, 50]);
+    expect(await sizeOf(`${sanityUrl}?w=30&h=50&fit=scale`)).toEqual([30, 50]);
+    expect(await sizeOf(`${small.url}?w=128&h=100&fit=fill`)).toEqual([128, 100]);
+  });
+
+  it('leaves the other fits never enlarging', async () => {
+    expect(await sizeOf(`${small.url}?w=128&h=100&fit=cover`)).toEqual([64, 48]);
+    expect(await sizeOf(`${small.url}?w=128`)).toEqual([64, 48]);
+    expect(await sizeOf(`${sanityUrl}?w=128&h=100&fit=max`)).toEqual([64, 48]);
   });
 });
