@@ -51,7 +51,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     await store.close();
     throw error;
   });
-  const assets = new AssetService(store, blobs, new ImageTransformer(join(config.dataDir, 'cache')));
+  const assets = new AssetService(store, blobs, new ImageTransformer(join(config.dataDir, 'cache'), config.images));
   const counters = config.redisUrl
     ? new FallbackCounterStore(new RedisCounterStore(config.redisUrl, `${config.redisKeyPrefix}rl:`), (error) =>
         log.warn({ err: error }, 'Redis rate-limit counters failed; counting per instance until Redis answers'),

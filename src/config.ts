@@ -47,6 +47,8 @@ export interface Config {
    * or CIDR ranges (Fastify's `trustProxy` string), a number of hops, or false (the socket's address).
    */
   readonly trustProxy: string | number | false;
+  /** Limits of on-the-fly image transforms (IMAGE_* variables). */
+  readonly images: ImageConfig;
 }
 
 export interface RequestTimeouts {
@@ -175,6 +177,32 @@ function trustProxy(env: Env): string | number | false {
   return entries.join(',');
 }
 
+/**
+ * What one image transform may cost: every variant is decoded, resized and encoded in memory, and
+ * a reader chooses its parameters, so decoding, output size and parallel renders are bounded.
+ */
+export interface ImageConfig {
+  /** Originals with more pixels are served but not transformed (uploads decode at most 100 MP). */
+  readonly maxInputPixels: number;
+  /** The most pixels of one variant (width x height after dpr). */
+  readonly maxOutputPixels: number;
+  readonly maxConcurrentRenders: number;
+  /** Renders that may wait for a free place; more are answered 429 at once. */
+  readonly renderQueue: number;
+  /** How long a render waits for a place before it is answered 429. */
+  readonly renderQueueWaitMs: number;
+}
+
+function imageConfig(env: Env): ImageConfig {
+  return Object.freeze({
+    maxInputPixels: integer(env, 'IMAGE_MAX_INPUT_PIXELS', 70_000_000, 1, 100_000_000),
+    maxOutputPixels: integer(env, 'IMAGE_MAX_OUTPUT_PIXELS', 12_000_000, 1, 4096 * 4096),
+    maxConcurrentRenders: integer(env, 'IMAGE_MAX_CONCURRENT_RENDERS', 2, 1, 1024),
+    renderQueue: integer(env, 'IMAGE_RENDER_QUEUE', 100, 0, 100_000),
+    renderQueueWaitMs: integer(env, 'IMAGE_RENDER_QUEUE_WAIT_MS', 30_000, 1, 600_000),
+  });
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = env.NODE_ENV || 'development';
   const dataDir = resolve(env.DATA_DIR || './data');
@@ -230,5 +258,6 @@ export function loadConfig(env: Env = process.env): Config {
       workers: integer(env, 'QUERY_WORKERS', 1, 1, 64),
     }),
     trustProxy: trustProxy(env),
+    images: imageConfig(env),
   });
 }

@@ -21,7 +21,10 @@ const IMAGE_FORMATS: ReadonlyMap<string, { extension: string; mimeType: string }
   ['svg', { extension: 'svg', mimeType: 'image/svg+xml' }],
 ]);
 
-/** Images larger than this many pixels are stored as files: decoding them could exhaust memory. */
+/**
+ * Images larger than this many pixels are stored as files: decoding them could exhaust memory.
+ * Transforms have their own limit, IMAGE_MAX_INPUT_PIXELS, which cannot exceed this one.
+ */
 export const MAX_INPUT_PIXELS = 100_000_000;
 const PALETTE_SAMPLE = 48;
 

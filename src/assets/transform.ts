@@ -1,7 +1,7 @@
 /**
  * Image transform parameters (SPEC.md): validated ranges, then normalized so that requests meaning
- * the same image share one cached variant. Output dimensions are capped: no request can make the
- * server allocate an image larger than MAX_DIMENSION on a side.
+ * the same image share one cached variant. Sides asked for are capped at MAX_DIMENSION; what a whole
+ * variant may cost, given the image it is made of, is checked in transform-limits.ts.
  */
 export const MAX_DIMENSION = 4096;
 export const FITS = ['cover', 'contain', 'fill'] as const;

@@ -102,6 +102,7 @@ export const assetRoutes: FastifyPluginAsync<{ services: Services }> = async (ap
         summary: 'The asset, or for images a transformed variant (cached)',
         description:
           `w and h are 1 to ${MAX_DIMENSION} pixels (after dpr, sides are capped at ${MAX_DIMENSION}); images are never enlarged, except by fit=fill. ` +
+          'A variant over the configured pixel limits is a 400 (one asking for no size is scaled down to fit); 429 with Retry-After when too many renders wait. ' +
           'Responses carry ETag and immutable Cache-Control; a matching If-None-Match answers 304.',
         security: bearerSecurity,
         params: { type: 'object', properties: { id: assetId }, required: ['id'] },

@@ -4,7 +4,7 @@ import { readdir } from 'node:fs/promises';
 import sharp from 'sharp';
 import { expectErrorBody, startTestApp, type ApiResponse, type TestApp } from '../helpers/test-app.ts';
 import { createProject, type TestProject } from '../helpers/fixtures.ts';
-import { solidPng } from '../helpers/images.ts';
+import { largeJpeg, solidPng } from '../helpers/images.ts';
 import { testEngine } from '../helpers/engine.ts';
 
 interface Uploaded {
@@ -45,6 +45,107 @@ async function fetchBytes(app: TestApp, token: string, url: string) {
   return { status: response.status, headers: response.headers, bytes, response: { status: response.status, headers: response.headers, body: json } as ApiResponse };
 }
 
+/** One colour: cheap to make and small to upload, however many pixels; decoding costs what any image of that size costs. */
+const flat = (width: number, height: number) => sharp({ create: { width, height, channels: 3, background: '#3366cc' } });
+/** Noise takes a real render: long enough that requests sent together all arrive while it runs. */
+let noisyJpeg: Promise<Buffer> | undefined;
+const noisy = () => (noisyJpeg ??= largeJpeg());
+
+describe(`image transform limits with the defaults (${testEngine})`, () => {
+  let app: TestApp;
+  let admin: string;
+  let project: TestProject;
+  let photo: Uploaded;
+
+  beforeAll(async () => {
+    ({ app, admin, project } = await startAssetApp());
+    // The size of a 52 MP camera's photos (8832 x 5888).
+    photo = await upload(app, admin, project, await flat(8832, 5888).jpeg().toBuffer(), 'camera.jpg');
+  });
+  afterAll(async () => app.close());
+
+  it('answers six concurrent 4096x4095 AVIF variants of a 100 MP PNG with 400 at once, and still serves the original', async () => {
+    const huge = await upload(app, admin, project, await flat(10_000, 10_000).png().toBuffer(), 'huge.png');
+    expect(huge).toMatchObject({ _type: 'image', metadata: { width: 10_000, height: 10_000 } });
+    const answers = await Promise.all([11, 12, 13, 14, 15, 16].map((q) => fetchBytes(app, admin, `${huge.url}?w=4096&h=4095&format=avif&q=${q}`)));
+    for (const answer of answers) expect(expectErrorBody(answer.response, 400).message).toMatch(/too large to transform \(100 MP; at most 70 MP\)/);
+    expect((await fetchBytes(app, admin, huge.url)).status).toBe(200);
+  });
+
+  it('still makes a thumbnail of a 52 MP camera photo', async () => {
+    const thumbnail = await fetchBytes(app, admin, `${photo.url}?w=400&format=webp`);
+    expect(thumbnail.status).toBe(200);
+    expect(await sharp(thumbnail.bytes).metadata()).toMatchObject({ width: 400, height: 267, format: 'webp' });
+  });
+
+  it('refuses a variant over 12 MP with 400, and fits one that asks for no size into the limit', async () => {
+    const tooLarge = await app.request('GET', `${photo.url}?w=4096&h=4096`, { token: admin });
+    expect(expectErrorBody(tooLarge, 400).message).toMatch(/4096x4096 pixels \(16\.8 MP\); at most 12 MP/);
+    const converted = await fetchBytes(app, admin, `${photo.url}?q=80`);
+    expect(converted.status).toBe(200);
+    const { width = 0, height = 0 } = await sharp(converted.bytes).metadata();
+    expect(width * height).toBeLessThanOrEqual(12_000_000);
+    expect(width * height).toBeGreaterThan(11_900_000);
+    expect(width / height).toBeCloseTo(1.5, 2);
+  });
+});
+
+describe(`render places (${testEngine})`, () => {
+  let app: TestApp;
+  let admin: string;
+  let project: TestProject;
+  let image: Uploaded;
+
+  beforeAll(async () => {
+    ({ app, admin, project } = await startAssetApp({ IMAGE_MAX_CONCURRENT_RENDERS: '1', IMAGE_RENDER_QUEUE: '1' }));
+    image = await upload(app, admin, project, await noisy(), 'noisy.jpg');
+  });
+  afterAll(async () => app.close());
+
+  it('runs one new variant, queues one and answers the others 429 with Retry-After; a later retry succeeds', async () => {
+    // Each q is a new variant, so each needs a render of its own.
+    const urls = [40, 41, 42, 43, 44].map((q) => `${image.url}?w=400&format=avif&q=${q}`);
+    const answers = await Promise.all(urls.map((url) => fetchBytes(app, admin, url)));
+    const statuses = answers.map((answer) => answer.status);
+    expect(statuses.every((status) => status === 200 || status === 429)).toBe(true);
+    expect(statuses.filter((status) => status === 200).length).toBeGreaterThanOrEqual(2);
+    const refused = answers.filter((answer) => answer.status === 429);
+    expect(refused.length).toBeGreaterThanOrEqual(1);
+    for (const answer of refused) {
+      expect(answer.headers.get('retry-after')).toBe('30');
+      expect(expectErrorBody(answer.response, 429).message).toMatch(/transformed at once/);
+    }
+    const retried = urls[statuses.indexOf(429)]!;
+    expect((await fetchBytes(app, admin, retried)).status).toBe(200);
+  });
+
+  it('serves a cached variant without a render place', async () => {
+    const url = `${image.url}?w=400&format=avif&q=40`;
+    const answers = await Promise.all([url, url, url, url].map((same) => fetchBytes(app, admin, same)));
+    expect(answers.map((answer) => answer.status)).toEqual([200, 200, 200, 200]);
+  });
+});
+
+describe(`render queue wait (${testEngine})`, () => {
+  let app: TestApp;
+  let admin: string;
+  let project: TestProject;
+
+  beforeAll(async () => {
+    ({ app, admin, project } = await startAssetApp({ IMAGE_MAX_CONCURRENT_RENDERS: '1', IMAGE_RENDER_QUEUE: '5', IMAGE_RENDER_QUEUE_WAIT_MS: '1' }));
+  });
+  afterAll(async () => app.close());
+
+  it('answers 429 to a render that waits longer than IMAGE_RENDER_QUEUE_WAIT_MS', async () => {
+    const image = await upload(app, admin, project, await noisy(), 'noisy.jpg');
+    const answers = await Promise.all([50, 51, 52].map((q) => fetchBytes(app, admin, `${image.url}?w=400&format=avif&q=${q}`)));
+    const statuses = answers.map((answer) => answer.status);
+    expect(statuses).toContain(200);
+    expect(statuses).toContain(429);
+    expect(answers.find((answer) => answer.status === 429)!.headers.get('retry-after')).toBe('1');
+  });
+});
+
 describe(`bad image parameters, list windows and uploads are 4xx (${testEngine})`, () => {
   let app: TestApp;
   let admin: string;
@@ -65,6 +166,10 @@ describe(`bad image parameters, list windows and uploads are 4xx (${testEngine})
   it.each(lookups)('answers 400 to %s on /images', async (parameter) => {
     expectErrorBody(await app.request('GET', `${sanityUrl}?w=10&h=10&fit=crop&${parameter}`, { token: admin }), 400);
     expectErrorBody(await app.request('GET', `${sanityUrl}?${parameter}`, { token: admin }), 400);
+  });
+
+  it.each(['rect=0,0,100000,100000', 'rect=60,0,10,10', 'rect=0,40,10,10', 'rect=0,0,1e308,1'])('answers 400 to %s, outside the 64x48 image', async (rect) => {
+    expect(expectErrorBody(await app.request('GET', `${sanityUrl}?${rect}`, { token: admin }), 400).message).toMatch(/rect/);
   });
 
   it.each(['offset=1e20', 'offset=99999999999999999999', 'limit=1e20', 'limit=99999999999999999999', 'offset=-1'])('answers 400 to the list window %s', async (window) => {
@@ -125,5 +230,10 @@ describe(`fit=fill stretches to exactly w x h (${testEngine})`, () => {
     expect(await sizeOf(`${small.url}?w=128&h=100&fit=cover`)).toEqual([64, 48]);
     expect(await sizeOf(`${small.url}?w=128`)).toEqual([64, 48]);
     expect(await sizeOf(`${sanityUrl}?w=128&h=100&fit=max`)).toEqual([64, 48]);
+  });
+
+  it('cuts a rect before turning it by or', async () => {
+    expect(await sizeOf(`${sanityUrl}?rect=0,0,40,20&or=90`)).toEqual([20, 40]);
+    expect(await sizeOf(`${sanityUrl}?rect=0,0,40,20&or=90&w=10`)).toEqual([10, 20]);
   });
 });
