@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { createHash } from 'node:crypto';
 import { readdir } from 'node:fs/promises';
 import sharp from 'sharp';
@@ -6,6 +7,7 @@ import { expectErrorBody, startTestApp, type ApiResponse, type TestApp } from '.
 import { createProject, type TestProject } from '../helpers/fixtures.ts';
 import { largeJpeg, solidPng } from '../helpers/images.ts';
 import { testEngine } from '../helpers/engine.ts';
+import { prototypeSnapshot } from '../adversarial/invariants.ts';
 
 interface Uploaded {
   _id: string;
@@ -150,12 +152,13 @@ describe(`bad image parameters, list windows and uploads are 4xx (${testEngine})
   let app: TestApp;
   let admin: string;
   let project: TestProject;
+  let small: Uploaded;
   let sanityUrl: string;
 
   beforeAll(async () => {
     ({ app, admin, project } = await startAssetApp());
     const png = await solidPng(64, 48);
-    await upload(app, admin, project, png, 'small.png');
+    small = await upload(app, admin, project, png, 'small.png');
     sanityUrl = `/api/v1/images/${project.id}/production/${createHash('sha1').update(png).digest('hex')}-64x48.png`;
   });
   afterAll(async () => app.close());
@@ -190,6 +193,39 @@ describe(`bad image parameters, list windows and uploads are 4xx (${testEngine})
 
   it.each(['multipart/form-data; boundary=', 'multipart/form-data; boundary=""', 'multipart/form-data'])('answers 400 to the Content-Type %j', async (contentType) => {
     expect(expectErrorBody(await multipart(contentType, `${part('')}abc\r\n----\r\n`), 400).message).toMatch(/boundary/);
+  });
+
+  // Names every object inherits, the parameters both routes read, and values past every range.
+  const inherited = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf'];
+  const parameterName = fc.constantFrom(
+    ...inherited,
+    ...['w', 'h', 'fit', 'format', 'q', 'blur', 'dpr', 'rect', 'crop', 'fm', 'auto', 'bg', 'flip', 'or'],
+    ...['__proto__[polluted]', 'constructor[prototype][polluted]'],
+  );
+  const parameterValue = fc.oneof(
+    fc.constantFrom(...inherited, '1e308', '-1e308', '99999999999999999999', '-1', '-0', '0', 'NaN', 'Infinity', '0x10', '', ' ', '[]', '{}'),
+    fc.constantFrom('0,0,100000,100000', '0,0,1e308,1', '-1,0,10,10', '1,2,3', '0,0,64,48', 'fff', 'cover', 'fill', 'scale', 'crop', 'format', 'hv', '90', '3', '4096'),
+    fc.integer({ min: -100_000, max: 100_000 }).map(String),
+    fc.double().map(String),
+    fc.string({ maxLength: 12 }),
+    fc.integer({ min: 100, max: 1_500 }).map((length) => '9'.repeat(length)),
+  );
+
+  it('answers generated hostile image parameters on both routes below 500, every 4xx with the standard body, and leaves Object.prototype alone', async () => {
+    const prototypes = prototypeSnapshot();
+    await fc.assert(
+      fc.asyncProperty(fc.array(fc.tuple(parameterName, parameterValue), { minLength: 1, maxLength: 6 }), async (pairs) => {
+        const query = new URLSearchParams(pairs).toString();
+        for (const url of [`${small.url}?${query}`, `${sanityUrl}?${query}`]) {
+          const response = await app.request('GET', url, { token: admin, headers: { connection: 'close' } });
+          expect(response.status, `${url} -> ${JSON.stringify(response.body).slice(0, 200)}`).toBeLessThan(500);
+          if (response.status >= 400) expectErrorBody(response, response.status);
+        }
+      }),
+      { numRuns: 60 },
+    );
+    expect(prototypeSnapshot()).toEqual(prototypes);
+    expect(Object.keys(Object.prototype)).toEqual([]);
   });
 
   it('keeps accepting a multipart upload with a quoted boundary', async () => {
