@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import secureJsonParse from 'secure-json-parse';
 import type { JsonObject, ProjectRecord, Repositories, Store, StoredDocument } from '../store/index.ts';
 import type { Principal } from '../access/principal.ts';
 import { requireProjectRole } from '../access/access-control.ts';
@@ -7,6 +6,7 @@ import { actorIdOf } from '../content/actor.ts';
 import { documentChange, documentEvent, revisionOf, type ChangeContext } from '../content/change-set.ts';
 import { baseIdOf, isValidDocumentId, DOCUMENT_ID_PATTERN } from '../content/document-ids.ts';
 import { nestsTooDeep, TOO_DEEP } from '../content/document-depth.ts';
+import { parseRequestJson } from '../json/request-json.ts';
 import type { NumberedLine } from './ndjson-lines.ts';
 
 export interface ImportResult {
@@ -114,8 +114,8 @@ export class ImportService {
 function parseLine(text: string): (JsonObject & { _id: string; _type: string }) | string {
   let value: unknown;
   try {
-    // The rule of every request body (Fastify's): a __proto__ key, or constructor.prototype, is refused.
-    value = secureJsonParse.parse(text, null, { protoAction: 'error', constructorAction: 'error' }) as unknown;
+    // The rule of every request body: a __proto__ key, or constructor.prototype, makes the line an error.
+    value = parseRequestJson(text);
   } catch (error) {
     return `invalid JSON: ${error instanceof Error ? error.message : String(error)}`;
   }
