@@ -8,6 +8,7 @@ import { buildApp } from './http/app.ts';
 import { bootstrapAdmin } from './identity/bootstrap-admin.ts';
 import { describeDatabaseUrl } from './store/index.ts';
 import { API_PREFIX } from './http/openapi.ts';
+import { importSpoolDirectory, removeStaleSpools } from './migration/import-spool.ts';
 
 export function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -24,6 +25,7 @@ export interface RunningServer {
 /** Builds everything from the configuration, creates the first admin if needed, and listens. */
 export async function startServer(config: Config, out: (line: string) => void = (line) => process.stdout.write(`${line}\n`)): Promise<RunningServer> {
   const services = await createServices(config);
+  await removeStaleSpools(importSpoolDirectory(config.dataDir));
   const admin = await bootstrapAdmin(config, services.store, services.users);
   const app = await buildApp(services, { version: packageVersion() });
   const address = await app.listen({ port: config.port, host: config.host });

@@ -3,7 +3,7 @@ import type { OutboxEventRecord, Repositories, StoredDocument } from '../store/i
 import type { DocumentChangeRecord } from '../store/repos/document-changes.ts';
 import type { NewRevision } from '../store/repos/revisions.ts';
 import { baseIdOf, isDraftId } from './document-ids.ts';
-import { unstorable } from './document-depth.ts';
+import { unstorable } from './document-rules.ts';
 import { badRequest } from '../errors.ts';
 
 export type DocumentEvent = 'document.create' | 'document.update' | 'document.delete' | 'document.publish' | 'document.unpublish';

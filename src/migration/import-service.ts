@@ -5,7 +5,7 @@ import { requireProjectRole } from '../access/access-control.ts';
 import { actorIdOf } from '../content/actor.ts';
 import { documentChange, documentEvent, revisionOf, type ChangeContext } from '../content/change-set.ts';
 import { baseIdOf, isValidDocumentId, DOCUMENT_ID_PATTERN } from '../content/document-ids.ts';
-import { nestsTooDeep, TOO_DEEP } from '../content/document-depth.ts';
+import { unstorable } from '../content/document-rules.ts';
 import { parseRequestJson } from '../json/request-json.ts';
 import type { NumberedLine } from './ndjson-lines.ts';
 
@@ -123,7 +123,8 @@ function parseLine(text: string): (JsonObject & { _id: string; _type: string }) 
   if (typeof value._type !== 'string' || value._type.length === 0) return '_type is required (a non-empty string)';
   if (value._id === undefined) value._id = randomUUID();
   if (!isValidDocumentId(value._id)) return `_id must match ${DOCUMENT_ID_PATTERN}`;
-  if (nestsTooDeep(value)) return `the document ${TOO_DEEP}`;
+  const problem = unstorable(value);
+  if (problem) return `the document ${problem}`;
   return value as JsonObject & { _id: string; _type: string };
 }
 

@@ -169,6 +169,13 @@ describe(`import bodies (${testEngine})`, () => {
       });
     });
 
+    it('skips a UTF-8 byte order mark at the start of the body, in NDJSON and in arrays', async () => {
+      const project = await createProject(app, admin);
+      const bom = '\ufeff';
+      expect(ok(await importInto(project, `${bom}{"_id":"bom1","_type":"post"}\n`, 'application/x-ndjson')).created).toBe(1);
+      expect(ok(await importInto(project, `${bom}[{"_id":"bom2","_type":"post"}]`, 'application/json')).created).toBe(1);
+    });
+
     it('imports a JSON array, numbering its elements as lines', async () => {
       const project = await createProject(app, admin);
       const documents = [{ _id: 'a1', _type: 'post', title: 'a ] , [ } { " \\' }, 'nope', { _id: 'a2', _type: 'post', nested: [[{ x: '}' }]] }];

@@ -6,7 +6,7 @@ import { AppError } from '../../errors.ts';
 import { principalOf } from '../../http/request-context.ts';
 import { dataProject } from '../../http/data-project.ts';
 import { bearerSecurity, errorResponses } from '../../http/schemas.ts';
-import { spoolImportBody, type ImportBodyFormat } from '../../migration/import-spool.ts';
+import { importSpoolDirectory, spoolImportBody, type ImportBodyFormat } from '../../migration/import-spool.ts';
 import { datasetParams, projectQuery } from './schemas.ts';
 
 /**
@@ -106,7 +106,7 @@ export const migrationRoutes: FastifyPluginAsync<{ services: Services }> = async
       // Refused before a byte of the body is stored.
       services.importer.authorize(actor, project, dataset);
       const spooled = await spoolImportBody(body.stream, {
-        directory: join(services.config.dataDir, 'tmp'),
+        directory: importSpoolDirectory(services.config.dataDir),
         format: body.format,
         maxBytes: services.config.importBodyLimitBytes,
         maxLineBytes: MAX_LINE_BYTES,

@@ -37,8 +37,3 @@ export function unstorable(value: unknown): string | undefined {
   }
   return undefined;
 }
-
-/** Whether a value nests objects and arrays more than MAX_DOCUMENT_DEPTH levels deep (or cannot be stored otherwise). */
-export function nestsTooDeep(value: unknown): boolean {
-  return unstorable(value) !== undefined;
-}
