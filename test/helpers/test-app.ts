@@ -85,7 +85,12 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
       return response.body.accessToken;
     },
     async close({ keepDatabase = false } = {}) {
-      await app.close();
+      // A response that ends just as the server closes leaves its kept-alive socket open, which
+      // would hold the close for the keep-alive timeout: such sockets are closed after a moment.
+      const closed = app.close();
+      const stragglers = setTimeout(() => app.server.closeAllConnections(), 500);
+      await closed;
+      clearTimeout(stragglers);
       await closeServices(services);
       if (!keepDatabase) await db.drop();
     },
