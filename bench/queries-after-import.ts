@@ -127,7 +127,9 @@ async function main(): Promise<void> {
   try {
     const file = join(dir, 'dataset.ndjson');
     await writeNdjson(file);
-    app = await startTestApp({ RATE_LIMIT_PER_MINUTE: '100000000' }, { db: createTestDatabase(database?.url) });
+    // The import answers once it has committed, its connection quiet meanwhile: past the default
+    // idle timeout (60 s) the server would close it first.
+    app = await startTestApp({ RATE_LIMIT_PER_MINUTE: '100000000', REQUEST_IDLE_TIMEOUT_MS: '3600000' }, { db: createTestDatabase(database?.url) });
     const token = await app.login();
     const project = await app.request<{ id: string }>('POST', '/api/v1/projects', { token, body: { name: 'Bench', slug: 'bench' } });
     const started = performance.now();

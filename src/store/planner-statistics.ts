@@ -65,10 +65,13 @@ export class PlannerStatistics {
     await this.run(true);
   }
 
+  /** Waits for the refresh under way, and runs one that is due: a command-line import's process leaves fresh statistics behind. */
   async close(): Promise<void> {
     this.closed = true;
     clearTimeout(this.timer);
+    this.timer = undefined;
     await this.running;
+    if (this.pending > 0 && this.pending >= this.dueAfter) await this.run(false);
   }
 
   private schedule(): void {

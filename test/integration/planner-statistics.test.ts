@@ -6,11 +6,15 @@
 // run ANALYZE themselves.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import pg from 'pg';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { startTestApp, type TestApp } from '../helpers/test-app.ts';
 import { createProject, type TestProject } from '../helpers/fixtures.ts';
 import { testEngine } from '../helpers/engine.ts';
 import { ok } from '../helpers/content.ts';
 import { eventually } from '../helpers/receiver.ts';
+import { processDatabaseUrl, run } from '../helpers/cli.ts';
 import { toPositionalParams } from '../../src/store/postgres/placeholders.ts';
 import { PLANNER_TABLES } from '../../src/store/postgres/postgres-statistics.ts';
 
@@ -160,6 +164,25 @@ describe.skipIf(testEngine !== 'postgres')('planner statistics on PostgreSQL (sk
     await expectIndexedPlans(client, await statementsOf(app, project.slug, 'archive', BY_SLUG, { slug: 'post-17999' }), 1);
     await expectIndexedPlans(client, await statementsOf(app, project.slug, 'archive', LATEST, {}), 20);
     expect(analyzed).toBe(true);
+  });
+
+  it('leaves them refreshed when a command-line import exits', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cms-statistics-'));
+    const file = join(dir, 'posts.ndjson');
+    writeFileSync(file, Array.from({ length: 4000 }, (_, i) => JSON.stringify(post(20_000 + i))).join('\n'));
+    const other = await createProject(app, admin, ['cli']);
+    try {
+      const result = await run(['import', file, '--dataset', 'cli', '--project', other.slug], { DATA_DIR: app.db.dataDir, DATABASE_URL: await processDatabaseUrl(app.db) });
+      expect(result.code, result.stderr).toBe(0);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    // No waiting: the process refreshed them before it exited.
+    const { rows } = await client.query<{ tablename: string }>(
+      "SELECT tablename FROM pg_stats WHERE schemaname = current_schema() AND attname = 'dataset' AND 'cli' = ANY (most_common_vals::text::text[])",
+    );
+    expect(rows.map((row) => row.tablename).sort()).toEqual(expect.arrayContaining(['document_values', 'documents']));
+    await expectIndexedPlans(client, await statementsOf(app, other.slug, 'cli', BY_SLUG, { slug: 'post-23999' }), 1);
   });
 
   it('at start, gathers statistics that are missing (documents written around the service, as by a restore)', async () => {

@@ -84,7 +84,12 @@ describe('planner statistics refresh scheduling', () => {
     await settle(MIN_REFRESH_GAP_MS);
     expect(asked.map((request) => request.written)).toEqual([500, 500]);
     release();
-    await statistics.close();
+    // Still due on close: asked once more.
+    const closing = statistics.close();
+    await settle();
+    release();
+    await closing;
+    expect(asked).toHaveLength(3);
   });
 
   it('warns when a refresh fails, and asks again only once as many documents again are committed', async () => {
@@ -105,6 +110,22 @@ describe('planner statistics refresh scheduling', () => {
     release();
     await statistics.close();
     warnings.mockRestore();
+  });
+
+  it('runs on close a refresh that is due, so that a process that imported leaves fresh statistics', async () => {
+    const { engine, asked, release } = fakeEngine(refreshedAt100);
+    const statistics = new PlannerStatistics(engine, { now: () => Date.now() });
+    statistics.written(100);
+    await settle();
+    release();
+    await settle();
+    // Due, but held back by the gap when the process closes.
+    statistics.written(200);
+    const closing = statistics.close();
+    await settle();
+    release();
+    await closing;
+    expect(asked.map((request) => request.written)).toEqual([100, 200]);
   });
 
   it('waits on close for the refresh under way, and asks nothing after', async () => {
