@@ -15,6 +15,7 @@ import { mutateRoutes } from '../routes/data/mutate.ts';
 import { publishingRoutes } from '../routes/data/publishing.ts';
 import { historyRoutes } from '../routes/data/history.ts';
 import { registerJsonParser } from './json-parser.ts';
+import { registerRequestTimeouts } from './request-timeouts.ts';
 import { rewriteVersionedUrl } from './api-dialect.ts';
 import { assetRoutes, MAX_UPLOAD_BYTES } from '../routes/assets.ts';
 import multipart from '@fastify/multipart';
@@ -59,6 +60,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   const app = Fastify(serverOptions);
   registerValidation(app);
   registerJsonParser(app);
+  registerRequestTimeouts(app);
   // Once the instance is shutting down, every response closes its connection: clients reconnect
   // (through the load balancer, elsewhere), and a request finishing during close leaves no idle
   // keep-alive connection behind for the server to wait on.
