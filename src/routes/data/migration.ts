@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsync } from 'fastify';
 import type { Services } from '../../services.ts';
