@@ -1,0 +1,39 @@
+import { createClient } from '@sanity/client';
+import { defineConfig } from 'sanity';
+import { structureTool } from 'sanity/structure';
+import { schemaTypes } from './schemaTypes';
+
+// Build-time values (`SANITY_STUDIO_*` are inlined into the bundle by `sanity build`).
+const projectId = process.env.SANITY_STUDIO_PROJECT_ID || 'blog';
+const dataset = process.env.SANITY_STUDIO_DATASET || 'production';
+// Served by the service itself, the API is on the page's own origin; set SANITY_STUDIO_API_ORIGIN
+// (https://cms.example.com) when the studio is hosted elsewhere. The CLI also evaluates this file
+// outside a browser, where there is no window.
+const apiOrigin =
+  process.env.SANITY_STUDIO_API_ORIGIN || (typeof window === 'undefined' ? 'http://localhost:3000' : window.location.origin);
+
+export default defineConfig({
+  name: 'default',
+  title: 'Blog',
+  projectId,
+  dataset,
+  // The client builds `${apiHost}/v<apiVersion>/...`; the service answers under /api.
+  apiHost: `${apiOrigin}/api`,
+  // Sanity's client would otherwise call https://<projectId>.<apiHost>; the service reads the
+  // project from the X-Sanity-Project-ID header instead.
+  unstable_clientFactory: (options) => createClient({ ...options, useProjectHostname: false }),
+  // The service's own sign-in page returns to the studio with `#token=...`.
+  auth: {
+    loginMethod: 'token',
+    mode: 'replace',
+    providers: [{ name: 'local', title: 'Local', url: `${apiOrigin}/login` }],
+  },
+  // Features that need APIs the service does not have (Actions, events, releases, scheduling, tasks).
+  __internal_serverDocumentActions: { enabled: false },
+  beta: { eventsAPI: { documents: false, releases: false } },
+  releases: { enabled: false },
+  scheduledPublishing: { enabled: false },
+  tasks: { enabled: false },
+  plugins: [structureTool()],
+  schema: { types: schemaTypes },
+});
