@@ -9,6 +9,8 @@ import { AuthService } from './identity/auth-service.ts';
 import { UserService } from './identity/user-service.ts';
 import { ApiTokenService } from './identity/api-token-service.ts';
 import { ProjectService } from './projects/project-service.ts';
+import { CorsService } from './projects/cors-service.ts';
+import { UserSettingsService } from './identity/user-settings-service.ts';
 import { RateLimiter } from './http/rate-limit/rate-limiter.ts';
 import { MemoryCounterStore } from './http/rate-limit/counter-store.ts';
 import { RedisCounterStore } from './http/rate-limit/redis-counter-store.ts';
@@ -67,8 +69,11 @@ export async function createServices(config: Config, options: ServiceOptions = {
       passwords,
       accessTokens: new AccessTokens(config.jwtSecret ?? generatedSigningSecret(config.dataDir, log), config.jwtAccessExpiresInSeconds),
       refreshLifetimeSeconds: config.jwtRefreshExpiresInSeconds,
+      sessionLifetimeSeconds: config.sessionExpiresInSeconds,
     }),
     users: new UserService({ store, passwords }),
+    cors: new CorsService(store, projects, config.corsOrigins),
+    userSettings: new UserSettingsService(store),
     apiTokens: new ApiTokenService(store, projects),
     rateLimiter: new RateLimiter(counters),
     mutations: new MutationService(store),

@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import ipaddr from 'ipaddr.js';
+import { normalizeOrigin } from './http/origins.ts';
 
 /**
  * Configuration is read from the environment once, validated, frozen and passed down.
@@ -18,6 +19,10 @@ export interface Config {
   readonly jwtSecret: string | undefined;
   readonly jwtAccessExpiresInSeconds: number;
   readonly jwtRefreshExpiresInSeconds: number;
+  /** How long a sign-in through the login page (Sanity Studio's) lasts. */
+  readonly sessionExpiresInSeconds: number;
+  /** Origins every project lets browsers call the API from, with credentials (projects add their own through the API). */
+  readonly corsOrigins: readonly string[];
   readonly adminEmail: string | undefined;
   readonly adminPassword: string | undefined;
   readonly bcryptRounds: number;
@@ -203,6 +208,17 @@ function imageConfig(env: Env): ImageConfig {
   });
 }
 
+/** CORS_ORIGINS: a comma-separated list of origins such as `https://studio.example.com,http://localhost:3333`. */
+function corsOrigins(env: Env): readonly string[] {
+  const raw = optional(env, 'CORS_ORIGINS');
+  if (raw === undefined) return Object.freeze([]);
+  const origins = raw.split(',').map((entry) => entry.trim()).filter((entry) => entry.length > 0);
+  for (const origin of origins) {
+    if (normalizeOrigin(origin) === undefined) throw new ConfigError(`CORS_ORIGINS must list origins such as https://studio.example.com (scheme, host and port only; got "${origin}")`);
+  }
+  return Object.freeze(origins.map((origin) => normalizeOrigin(origin)!));
+}
+
 export function loadConfig(env: Env = process.env): Config {
   const nodeEnv = env.NODE_ENV || 'development';
   const dataDir = resolve(env.DATA_DIR || './data');
@@ -231,6 +247,8 @@ export function loadConfig(env: Env = process.env): Config {
     jwtSecret,
     jwtAccessExpiresInSeconds: parseDurationSeconds('JWT_ACCESS_EXPIRES_IN', env.JWT_ACCESS_EXPIRES_IN || '15m'),
     jwtRefreshExpiresInSeconds: parseDurationSeconds('JWT_REFRESH_EXPIRES_IN', env.JWT_REFRESH_EXPIRES_IN || '7d'),
+    sessionExpiresInSeconds: parseDurationSeconds('SESSION_EXPIRES_IN', env.SESSION_EXPIRES_IN || '7d'),
+    corsOrigins: corsOrigins(env),
     adminEmail: optional(env, 'ADMIN_EMAIL'),
     adminPassword: optional(env, 'ADMIN_PASSWORD'),
     bcryptRounds: integer(env, 'BCRYPT_ROUNDS', 12, 4, 31),

@@ -5,6 +5,8 @@ import type { AuthService } from './identity/auth-service.ts';
 import type { UserService } from './identity/user-service.ts';
 import type { ApiTokenService } from './identity/api-token-service.ts';
 import type { ProjectService } from './projects/project-service.ts';
+import type { CorsService } from './projects/cors-service.ts';
+import type { UserSettingsService } from './identity/user-settings-service.ts';
 import type { RateLimiter } from './http/rate-limit/rate-limiter.ts';
 import type { MutationService } from './content/mutations/mutation-service.ts';
 import type { PublishingService } from './content/publishing-service.ts';
@@ -31,6 +33,10 @@ export interface Services {
   readonly auth: AuthService;
   readonly users: UserService;
   readonly projects: ProjectService;
+  /** The origins browsers may call the API from (per project, and CORS_ORIGINS). */
+  readonly cors: CorsService;
+  /** Each user's UI settings (Studio's key-value store). */
+  readonly userSettings: UserSettingsService;
   readonly apiTokens: ApiTokenService;
   readonly rateLimiter: RateLimiter;
   readonly mutations: MutationService;

@@ -12,9 +12,16 @@ import { SANITY_PROJECT_HEADER } from '../projects/data-project-resolver.ts';
 const VERSIONED = /^\/api\/(vX|v\d{4}-\d{2}-\d{2}|v1)(\/.*)?$/;
 const sanityRequests = new WeakSet<IncomingMessage>();
 
-/** Fastify's rewriteUrl hook: maps every accepted version prefix onto /api/v1. */
+/**
+ * Asset URLs that Sanity's image-url builder makes from `apiHost` carry no version
+ * (`/api/images/<project>/<dataset>/<file>`): they are the same as under /api/v1.
+ */
+const UNVERSIONED_ASSETS = /^\/api\/(images|files)\//;
+
+/** Fastify's rewriteUrl hook: maps every accepted version prefix (and unversioned asset URLs) onto /api/v1. */
 export function rewriteVersionedUrl(request: IncomingMessage): string {
   const url = request.url ?? '/';
+  if (UNVERSIONED_ASSETS.test(url)) return `/api/v1${url.slice('/api'.length)}`;
   const match = VERSIONED.exec(url.split('?')[0] ?? url);
   if (!match || match[1] === 'v1') return url;
   sanityRequests.add(request);

@@ -26,6 +26,14 @@ import { queryRoutes } from '../routes/data/query.ts';
 import { sanityAssetRoutes } from '../routes/sanity-assets.ts';
 import websocket from '@fastify/websocket';
 import { listenRoutes } from '../routes/data/listen.ts';
+import cookie from '@fastify/cookie';
+import { registerCors } from './cors.ts';
+import { userSettingsRoutes } from '../routes/user-settings.ts';
+import { corsOriginRoutes } from '../routes/cors-origins.ts';
+import { sanityProjectRoutes } from '../routes/sanity-projects.ts';
+import { studioSupportRoutes } from '../routes/studio-support.ts';
+import { referenceRoutes } from '../routes/data/references.ts';
+import { loginPageRoutes } from '../routes/login-page.ts';
 
 export interface AppOptions {
   version?: string;
@@ -77,6 +85,10 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     // long-lived connections) are told to reconnect, so they move to another instance.
     preClose: async () => services.realtime.shutdown(),
   });
+  // Cookies are read before the caller is identified (image routes accept the session cookie);
+  // CORS answers preflights before any credential is asked for.
+  await app.register(cookie);
+  await registerCors(app, services.cors);
   await app.register(requestContextPlugin, {
     auth: services.auth,
     rateLimiter: services.rateLimiter,
@@ -100,10 +112,17 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     webhookRoutes,
     migrationRoutes,
     listenRoutes,
+    referenceRoutes,
+    userSettingsRoutes,
+    corsOriginRoutes,
+    sanityProjectRoutes,
+    studioSupportRoutes,
   ];
   for (const routes of routeGroups) {
     await app.register(routes, { prefix: API_PREFIX, services });
   }
   if (services.schema) await app.register(schemaRoutes, { prefix: API_PREFIX, services, schema: services.schema });
+  // The sign-in page lives beside the API, at /login, where Studio's auth provider points.
+  await app.register(loginPageRoutes, { services });
   return app;
 }

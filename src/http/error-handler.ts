@@ -37,7 +37,13 @@ export function registerErrorHandling(app: FastifyInstance): void {
     return send(reply, 500, 'An internal error occurred');
   });
 
-  app.setNotFoundHandler((request, reply) => send(reply, 404, `Route ${request.method} ${request.url.split('?')[0]} not found`));
+  app.setNotFoundHandler((request, reply) => {
+    // A CORS preflight that reaches here was refused: its origin is not one a project allows.
+    if (request.method === 'OPTIONS' && request.headers.origin !== undefined && request.headers['access-control-request-method'] !== undefined) {
+      return send(reply, 403, `The origin ${request.headers.origin} may not call this API: a project admin can allow it (POST /projects/:id/cors), or set CORS_ORIGINS`);
+    }
+    return send(reply, 404, `Route ${request.method} ${request.url.split('?')[0]} not found`);
+  });
 }
 
 /** Status of the errors Fastify's router raises before a route is found (see `frameworkErrors`). */

@@ -4,6 +4,7 @@ import { AppError, unauthorized } from '../errors.ts';
 import type { Principal } from '../access/principal.ts';
 import type { AuthService } from '../identity/auth-service.ts';
 import type { RateLimiter } from './rate-limit/rate-limiter.ts';
+import { SESSION_COOKIE } from './session-cookie.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -11,8 +12,12 @@ declare module 'fastify' {
     principal: Principal | null;
   }
   interface FastifyContextConfig {
-    /** `public` routes take no bearer credential (health, /auth/*, docs); everything else requires one. */
-    access?: 'public';
+    /**
+     * `public` routes take no bearer credential (health, /auth/*, docs); `optional` ones read one
+     * when it is sent (a wrong one is still a 401) and serve anonymous requests too; everything
+     * else requires one.
+     */
+    access?: 'public' | 'optional';
     /** `auth` routes are counted against the separate, stricter /auth/* limit. */
     rateLimitGroup?: 'auth';
     /**
@@ -20,6 +25,8 @@ declare module 'fastify' {
      * on WebSocket and EventSource connections. The logger masks it in URLs.
      */
     queryToken?: true;
+    /** Also accept the login page's session cookie (GET of asset content, which `<img>` loads without headers). */
+    cookieAuth?: true;
   }
 }
 
@@ -43,8 +50,10 @@ async function requestContext(app: FastifyInstance, options: RequestContextOptio
 
   app.addHook('onRequest', async (request, reply) => {
     const config = request.routeOptions.config;
+    // Preflights carry no credentials by design; answered by the CORS hook, or refused as not found.
+    const open = config.access === 'public' || request.method === 'OPTIONS';
     let authError: AppError | null = null;
-    if (config.access !== 'public') {
+    if (!open) {
       try {
         request.principal = await identify(request, options.auth);
       } catch (error) {
@@ -67,8 +76,9 @@ async function requestContext(app: FastifyInstance, options: RequestContextOptio
     }
 
     // Unknown routes answer 404 whoever asks; known protected routes need a principal.
-    if (config.access !== 'public' && request.is404 !== true && !request.principal) {
-      throw authError ?? unauthorized('Missing bearer token: send Authorization: Bearer <token>');
+    if (authError && request.is404 !== true) throw authError;
+    if (!open && config.access !== 'optional' && request.is404 !== true && !request.principal) {
+      throw unauthorized('Missing bearer token: send Authorization: Bearer <token>');
     }
   });
 }
@@ -82,7 +92,9 @@ async function identify(request: FastifyRequest, auth: AuthService): Promise<Pri
 export function credentialOf(request: FastifyRequest): string | undefined {
   const header = request.headers.authorization;
   if (header === undefined) {
-    if (request.routeOptions.config.queryToken !== true) return undefined;
+    const config = request.routeOptions.config;
+    if (config.cookieAuth === true) return request.cookies[SESSION_COOKIE] || undefined;
+    if (config.queryToken !== true) return undefined;
     const token = (request.query as Record<string, unknown> | undefined)?.access_token;
     return typeof token === 'string' && token.length > 0 ? token : undefined;
   }

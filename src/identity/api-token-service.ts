@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { badRequest, notFound } from '../errors.ts';
 import type { ApiTokenRecord, Store, TokenPermission } from '../store/index.ts';
 import type { Principal } from '../access/principal.ts';
-import { requireProjectRole, requireSession, visibleProject } from '../access/access-control.ts';
 import type { ProjectService } from '../projects/project-service.ts';
 import { randomToken, sha256Hex } from './secrets.ts';
 import { API_TOKEN_PREFIX } from './auth-service.ts';
@@ -90,9 +89,6 @@ export class ApiTokenService {
 
   /** A project the actor cannot see is 404 like an unknown one; one it sees without admin is 403. */
   private async managedProject(actor: Principal, projectRef: string) {
-    requireSession(actor);
-    const project = visibleProject(actor, await this.projects.findBySlugOrId(projectRef), () => notFound(`Project "${projectRef}" not found`));
-    requireProjectRole(actor, project, 'admin', { sessionOnly: true });
-    return project;
+    return this.projects.administered(actor, projectRef);
   }
 }

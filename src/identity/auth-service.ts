@@ -8,6 +8,15 @@ import { randomToken, sha256Hex } from './secrets.ts';
 import { normalizeEmail } from './safe-user.ts';
 
 export const API_TOKEN_PREFIX = 'svc_';
+/** Sessions of the login page (Sanity Studio's sign-in): long-lived, revocable bearer tokens. */
+export const SESSION_TOKEN_PREFIX = 'sess_';
+
+/** A login-page session: its token is shown once, to the browser that signed in. */
+export interface BrowserSession {
+  token: string;
+  expiresAt: string;
+  user: UserRecord;
+}
 
 export interface Session {
   accessToken: string;
@@ -20,6 +29,8 @@ export interface AuthServiceDeps {
   accessTokens: AccessTokens;
   passwords: PasswordHasher;
   refreshLifetimeSeconds: number;
+  /** How long a login-page session lasts (SESSION_EXPIRES_IN). */
+  sessionLifetimeSeconds: number;
   now?: () => Date;
 }
 
@@ -37,11 +48,42 @@ export class AuthService {
   }
 
   async login(email: string, password: string): Promise<Session> {
+    return this.startSession(await this.verifyCredentials(email, password), randomUUID());
+  }
+
+  /**
+   * Signs in through the login page: a session token that lasts SESSION_EXPIRES_IN (Studio cannot
+   * refresh a 15-minute access token), stored as its hash, ended by logout or a password change.
+   * It acts as the user, whose role is read on every request.
+   */
+  async startBrowserSession(email: string, password: string): Promise<BrowserSession> {
+    const user = await this.verifyCredentials(email, password);
+    const now = this.now();
+    const token = `${SESSION_TOKEN_PREFIX}${randomToken(32)}`;
+    const expiresAt = new Date(now.getTime() + this.deps.sessionLifetimeSeconds * 1000).toISOString();
+    await this.deps.store.sessions.insert({
+      id: randomUUID(),
+      userId: user.id,
+      tokenHash: sha256Hex(token),
+      createdAt: now.toISOString(),
+      expiresAt,
+      lastUsedAt: null,
+      revokedAt: null,
+    });
+    return { token, expiresAt, user };
+  }
+
+  /** Ends a login-page session; an unknown or ended one is ignored, so logout reveals nothing. */
+  async endBrowserSession(token: string): Promise<void> {
+    await this.deps.store.sessions.revokeByHash(sha256Hex(token), this.now().toISOString());
+  }
+
+  private async verifyCredentials(email: string, password: string): Promise<UserRecord> {
     const { store, passwords } = this.deps;
     const user = await store.users.findByEmail(normalizeEmail(email));
     const valid = user ? await passwords.verify(password, user.passwordHash) : await passwords.verifyAgainstNothing(password);
     if (!user || !valid) throw unauthorized('Invalid email or password');
-    return this.startSession(user, randomUUID());
+    return user;
   }
 
   /**
@@ -72,9 +114,22 @@ export class AuthService {
     if (record) await store.refreshTokens.revoke(record.id, this.now().toISOString());
   }
 
-  /** Resolves an `Authorization: Bearer` credential: an API token (`svc_...`) or a JWT access token. */
+  /** Resolves an `Authorization: Bearer` credential: an API token (`svc_...`), a login-page session (`sess_...`) or a JWT access token. */
   async authenticate(credential: string): Promise<Principal> {
-    return credential.startsWith(API_TOKEN_PREFIX) ? this.authenticateApiToken(credential) : this.authenticateJwt(credential);
+    if (credential.startsWith(API_TOKEN_PREFIX)) return this.authenticateApiToken(credential);
+    if (credential.startsWith(SESSION_TOKEN_PREFIX)) return this.authenticateSession(credential);
+    return this.authenticateJwt(credential);
+  }
+
+  private async authenticateSession(credential: string): Promise<Principal> {
+    const { store } = this.deps;
+    const now = this.now();
+    const session = await store.sessions.findLive(sha256Hex(credential), now.toISOString());
+    // The user is read on every request, as for access tokens: a role change applies at once.
+    const user = session && (await store.users.findById(session.userId));
+    if (!session || !user) throw unauthorized('Invalid or expired session: sign in again');
+    await store.sessions.touch(session.id, now.toISOString(), new Date(now.getTime() - TOKEN_TOUCH_INTERVAL_MS).toISOString());
+    return userPrincipal(user);
   }
 
   private async authenticateJwt(credential: string): Promise<Principal> {

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
 import type { ProjectAccessEntry, Role, Store, UserRecord } from '../store/index.ts';
 import type { Principal } from '../access/principal.ts';
-import { requireGlobalAdmin } from '../access/access-control.ts';
+import { requireGlobalAdmin, roleInProject } from '../access/access-control.ts';
+import { sanityCurrentUser, sanityUser, type SanityCurrentUser, type SanityUser } from './sanity-user.ts';
 import { assertAcceptablePassword, type PasswordHasher } from './passwords.ts';
 import { isValidEmail, normalizeEmail, toSafeUser, type SafeUser } from './safe-user.ts';
 
@@ -46,6 +47,33 @@ export class UserService {
     const user = await this.deps.store.users.findById(actor.id);
     if (!user) throw notFound('User not found');
     return toSafeUser(user);
+  }
+
+  /**
+   * `/users/me` in Sanity's shape, with the role in the project Studio names (X-Sanity-Project-ID,
+   * a slug or an id): none there means no roles, which Studio shows as not authorized. Without a
+   * credential the answer is `{}`, as Sanity's: Studio asks again without its token after a 401.
+   */
+  async sanityMe(actor: Principal | null, projectRef: string | undefined): Promise<SanityCurrentUser | Record<string, never>> {
+    if (actor === null) return {};
+    if (actor.kind !== 'user') throw forbidden('API tokens have no user profile');
+    const user = await this.deps.store.users.findById(actor.id);
+    if (!user) throw notFound('User not found');
+    if (projectRef === undefined) return sanityCurrentUser(user, user.role);
+    const { projects } = this.deps.store;
+    const project = (await projects.findBySlug(projectRef)) ?? (await projects.findById(projectRef));
+    return sanityCurrentUser(user, project ? roleInProject(actor, project) : null);
+  }
+
+  /** Others by id, in Sanity's shape (Studio shows who changed what): names for everyone, emails for admins. */
+  async sanityUsers(actor: Principal, ids: readonly string[]): Promise<SanityUser[]> {
+    if (actor.kind !== 'user') throw forbidden('API tokens cannot list users');
+    const found: SanityUser[] = [];
+    for (const id of new Set(ids)) {
+      const user = await this.deps.store.users.findById(id);
+      if (user) found.push(sanityUser(user, actor.role === 'admin' || user.id === actor.id));
+    }
+    return found;
   }
 
   async create(actor: Principal, input: NewUser): Promise<SafeUser> {
@@ -117,7 +145,10 @@ export class UserService {
         },
         now,
       );
-      if (changes.password !== undefined) await tx.refreshTokens.revokeAllForUser(id, now);
+      if (changes.password !== undefined) {
+        await tx.refreshTokens.revokeAllForUser(id, now);
+        await tx.sessions.revokeAllOf(id, now);
+      }
     });
     const updated = await store.users.findById(id);
     if (!updated) throw notFound('User not found');

@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { badRequest, conflict, forbidden, notFound } from '../errors.ts';
+import { badRequest, conflict, forbidden, notFound, type AppError } from '../errors.ts';
 import type { Locales, ProjectRecord, Store } from '../store/index.ts';
 import type { Principal } from '../access/principal.ts';
-import { canSeeProject, requireGlobalAdmin } from '../access/access-control.ts';
+import { canSeeProject, requireGlobalAdmin, requireProjectRole, requireSession, visibleProject } from '../access/access-control.ts';
 import { assertSlug, validDatasets, validLocales } from './validation.ts';
+import { grantsIn, type Grant } from '../access/grants.ts';
+import { sanityDatasets, sanityProject, type SanityDataset, type SanityProject } from './sanity-project.ts';
 
 /** A project as the API shows it. */
 export interface ProjectView {
@@ -112,6 +114,35 @@ export class ProjectService {
       throw notFound(`Project "${slugOrId}" not found`);
     }
     return project;
+  }
+
+  /**
+   * A project the actor administers through a signed-in session (API tokens, webhooks, CORS
+   * origins). One the actor cannot see answers as an unknown one (`missing`, 404 by default), so
+   * the answer never tells which slugs exist.
+   */
+  async administered(actor: Principal, slugOrId: string, missing: () => AppError = () => notFound(`Project "${slugOrId}" not found`)): Promise<ProjectRecord> {
+    requireSession(actor);
+    const project = visibleProject(actor, await this.findBySlugOrId(slugOrId), missing);
+    requireProjectRole(actor, project, 'admin', { sessionOnly: true });
+    return project;
+  }
+
+  /** The project in Sanity's shape, with its members (Studio lists them, e.g. to mention someone). */
+  async sanityView(actor: Principal, slugOrId: string): Promise<SanityProject> {
+    const project = await this.visible(actor, slugOrId);
+    return sanityProject(project, await this.store.users.list(), actor.kind === 'user' ? actor.id : null);
+  }
+
+  async sanityDatasets(actor: Principal, slugOrId: string): Promise<SanityDataset[]> {
+    return sanityDatasets(await this.visible(actor, slugOrId));
+  }
+
+  /** The document grants of the actor in a dataset (Sanity's dataset ACL, which Studio evaluates). */
+  async grants(actor: Principal, slugOrId: string, dataset: string): Promise<Grant[]> {
+    const project = await this.visible(actor, slugOrId);
+    if (!project.datasets.includes(dataset)) throw notFound(`dataset "${dataset}" not found in project "${project.slug}"`);
+    return grantsIn(actor, project, dataset);
   }
 
   async findBySlugOrId(slugOrId: string): Promise<ProjectRecord | undefined> {

@@ -97,6 +97,8 @@ export const assetRoutes: FastifyPluginAsync<{ services: Services }> = async (ap
   app.get<{ Params: { id: string }; Querystring: TransformQuery }>(
     '/assets/:id',
     {
+      // Links and <img> send no Authorization header: the login page's session cookie is accepted here.
+      config: { cookieAuth: true },
       schema: {
         tags: ['assets'],
         summary: 'The asset, or for images a transformed variant (cached)',

@@ -1,7 +1,10 @@
 import type { FastifyPluginAsync } from 'fastify';
 import type { Services } from '../services.ts';
 import { errorResponses, sessionSchema } from '../http/schemas.ts';
-import type { Session } from '../identity/auth-service.ts';
+import { SESSION_TOKEN_PREFIX, type Session } from '../identity/auth-service.ts';
+import { badRequest } from '../errors.ts';
+import { credentialOf } from '../http/request-context.ts';
+import { clearSessionCookie } from '../http/session-cookie.ts';
 
 const refreshBody = {
   type: 'object',
@@ -55,22 +58,30 @@ export const authRoutes: FastifyPluginAsync<{ services: Services }> = async (app
     async (request) => sessionView(await services.auth.refresh(request.body.refreshToken)),
   );
 
-  app.post<{ Body: { refreshToken: string } }>(
+  app.post<{ Body: { refreshToken?: string } | undefined }>(
     '/auth/logout',
     {
       config: publicAuth,
       schema: {
         tags: ['auth'],
-        summary: 'Revoke a refresh token',
-        body: refreshBody,
+        summary: "Revoke a refresh token; or, with no body, the login page's session sent as the bearer token (Sanity Studio's sign-out)",
+        body: { ...refreshBody, required: [] },
         response: {
           200: { type: 'object', properties: { ok: { type: 'boolean', const: true } }, required: ['ok'] },
           ...errorResponses(400),
         },
       },
     },
-    async (request) => {
-      await services.auth.logout(request.body.refreshToken);
+    async (request, reply) => {
+      const refreshToken = request.body?.refreshToken;
+      if (refreshToken !== undefined) {
+        await services.auth.logout(refreshToken);
+        return { ok: true };
+      }
+      const credential = credentialOf(request);
+      if (credential === undefined || !credential.startsWith(SESSION_TOKEN_PREFIX)) throw badRequest('body/refreshToken is required (or a session as the bearer token)');
+      await services.auth.endBrowserSession(credential);
+      clearSessionCookie(reply);
       return { ok: true };
     },
   );

@@ -77,6 +77,8 @@ export const sanityAssetRoutes: FastifyPluginAsync<{ services: Services }> = asy
     app.get<{ Params: { project: string; dataset: string; file: string }; Querystring: Record<string, unknown> }>(
       `/${kind}/:project/:dataset/:file`,
       {
+        // <img> sends no Authorization header: the login page's session cookie is accepted here.
+        config: { cookieAuth: true },
         schema: {
           tags: ['assets'],
           summary:

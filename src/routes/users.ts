@@ -2,6 +2,28 @@ import type { FastifyPluginAsync } from 'fastify';
 import type { Services } from '../services.ts';
 import { principalOf } from '../http/request-context.ts';
 import { bearerSecurity, errorResponses, projectAccessSchema, roleSchema, safeUserSchema } from '../http/schemas.ts';
+import { isSanityDialect } from '../http/api-dialect.ts';
+import { SANITY_PROJECT_HEADER } from '../projects/data-project-resolver.ts';
+
+const sanityRoleSchema = { type: 'object', properties: { name: { type: 'string' }, title: { type: 'string' } }, required: ['name', 'title'] } as const;
+/** Sanity's CurrentUser; `{}` for a request without a credential. */
+const sanityCurrentUserSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'string' },
+    name: { type: 'string' },
+    email: { type: 'string' },
+    profileImage: { type: 'string', nullable: true },
+    provider: { type: 'string' },
+    role: { type: 'string' },
+    roles: { type: 'array', items: sanityRoleSchema },
+  },
+} as const;
+const sanityUserSchema = {
+  type: 'object',
+  properties: { id: { type: 'string' }, displayName: { type: 'string' }, imageUrl: { type: 'string', nullable: true }, email: { type: 'string' } },
+  required: ['id', 'displayName'],
+} as const;
 import type { NewUser, UserUpdate } from '../identity/user-service.ts';
 
 const email = { type: 'string', minLength: 3, maxLength: 254 } as const;
@@ -45,14 +67,34 @@ export const userRoutes: FastifyPluginAsync<{ services: Services }> = async (app
   app.get(
     '/users/me',
     {
+      // Sanity's clients ask without a credential too (and must then get `{}`).
+      config: { access: 'optional' },
       schema: {
         tags: ['users'],
-        summary: 'The signed-in user',
+        summary: "The signed-in user; in Sanity's API dialect its CurrentUser, with roles in the project named by X-Sanity-Project-ID",
         security: bearerSecurity,
-        response: { 200: safeUserSchema, ...errorResponses(401, 403) },
+        response: { 200: { anyOf: [safeUserSchema, sanityCurrentUserSchema] }, ...errorResponses(401, 403) },
       },
     },
-    async (request) => services.users.me(principalOf(request)),
+    async (request) => {
+      if (!isSanityDialect(request)) return services.users.me(principalOf(request));
+      const project = request.headers[SANITY_PROJECT_HEADER];
+      return services.users.sanityMe(request.principal, typeof project === 'string' ? project : undefined);
+    },
+  );
+
+  app.get<{ Params: { ids: string } }>(
+    '/users/:ids',
+    {
+      schema: {
+        tags: ['users'],
+        summary: "Users by id in Sanity's shape ({id, displayName, imageUrl}): one id, or several separated by commas",
+        security: bearerSecurity,
+        params: { type: 'object', properties: { ids: { type: 'string', pattern: '^[^,]+(,[^,]+){0,399}$' } }, required: ['ids'] },
+        response: { 200: { type: 'array', items: sanityUserSchema }, ...errorResponses(400, 401, 403) },
+      },
+    },
+    async (request) => services.users.sanityUsers(principalOf(request), request.params.ids.split(',')),
   );
 
   app.put<{ Params: { id: string }; Body: UserUpdate }>(

@@ -43,6 +43,26 @@ export interface RefreshTokenRecord {
   createdAt: string;
 }
 
+/** A sign-in session of the login page; only the hash of its token is stored. */
+export interface SessionRecord {
+  id: string;
+  userId: string;
+  tokenHash: string;
+  createdAt: string;
+  expiresAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+/** An origin a project lets browsers call the API from; with credentials (cookies) or without. */
+export interface CorsOriginRecord {
+  id: string;
+  projectId: string;
+  origin: string;
+  allowCredentials: boolean;
+  createdAt: string;
+}
+
 export type TokenPermission = 'read' | 'write';
 
 export interface ApiTokenRecord {

@@ -6,6 +6,9 @@ import { DocumentIndexReader } from './document-index/reader.ts';
 import { UserRepository } from './repos/users.ts';
 import { ProjectRepository } from './repos/projects.ts';
 import { RefreshTokenRepository } from './repos/refresh-tokens.ts';
+import { SessionRepository } from './repos/sessions.ts';
+import { CorsOriginRepository } from './repos/cors-origins.ts';
+import { UserSettingsRepository } from './repos/user-settings.ts';
 import { ApiTokenRepository } from './repos/api-tokens.ts';
 import { DocumentRepository } from './repos/documents.ts';
 import { RevisionRepository } from './repos/revisions.ts';
@@ -22,6 +25,9 @@ export interface Repositories {
   readonly users: UserRepository;
   readonly projects: ProjectRepository;
   readonly refreshTokens: RefreshTokenRepository;
+  readonly sessions: SessionRepository;
+  readonly corsOrigins: CorsOriginRepository;
+  readonly userSettings: UserSettingsRepository;
   readonly apiTokens: ApiTokenRepository;
   readonly documents: DocumentRepository;
   /** The query planner's reads: documents through the document index (src/store/document-index). */
@@ -61,6 +67,9 @@ function repositories(db: SqlExecutor, documentsWritten?: (documents: number) =>
     users: new UserRepository(db),
     projects: new ProjectRepository(db),
     refreshTokens: new RefreshTokenRepository(db),
+    sessions: new SessionRepository(db),
+    corsOrigins: new CorsOriginRepository(db),
+    userSettings: new UserSettingsRepository(db),
     apiTokens: new ApiTokenRepository(db),
     documents: new DocumentRepository(db, documentsWritten),
     documentIndex: new DocumentIndexReader(db),

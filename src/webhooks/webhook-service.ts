@@ -1,8 +1,8 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { badRequest, conflict, notFound } from '../errors.ts';
+import { badRequest, conflict, notFound, type AppError } from '../errors.ts';
 import type { DeliveryRecord, ProjectRecord, Store, WebhookRecord } from '../store/index.ts';
 import type { Principal } from '../access/principal.ts';
-import { requireProjectRole, requireSession, visibleProject } from '../access/access-control.ts';
+import { requireSession } from '../access/access-control.ts';
 import type { ProjectService } from '../projects/project-service.ts';
 import { WEBHOOK_EVENTS, isWebhookEvent } from './events.ts';
 import { assertAcceptableWebhookUrl, systemResolver, type HostResolver } from './url-policy.ts';
@@ -177,11 +177,8 @@ export class WebhookService {
   }
 
   /** A project the actor cannot see is `missing` like an unknown one; one it sees without admin is 403. */
-  private async managed(actor: Principal, projectRef: string, missing = () => notFound(`Project "${projectRef}" not found`)) {
-    requireSession(actor);
-    const project = visibleProject(actor, await this.projects.findBySlugOrId(projectRef), missing);
-    requireProjectRole(actor, project, 'admin', { sessionOnly: true });
-    return project;
+  private async managed(actor: Principal, projectRef: string, missing?: () => AppError) {
+    return this.projects.administered(actor, projectRef, missing);
   }
 
   private async validUrl(url: string): Promise<string> {

@@ -7,6 +7,7 @@ import { documentChanges } from './005-document-changes.ts';
 import { documentIndex } from './006-document-index.ts';
 import { documentStorage } from './007-document-storage.ts';
 import { transactionIds } from './008-transaction-ids.ts';
+import { studio } from './010-studio.ts';
 
 /**
  * Versioned migrations, applied in order on start and by `cms migrate`. A migration is never edited
@@ -46,4 +47,4 @@ export const COLUMN_TYPES: Readonly<Record<Dialect, ColumnTypes>> = {
   postgres: { timestamp: 'TIMESTAMPTZ', json: 'JSONB', binaryJson: 'JSONB', flag: 'SMALLINT', serialKey: 'BIGSERIAL PRIMARY KEY', binaryText: 'TEXT COLLATE "C"', transactionOrder: 'xid8 NOT NULL DEFAULT pg_current_xact_id()', keyedTable: '' },
 };
 
-export const migrations: readonly Migration[] = [identity, documents, assets, webhooks, documentChanges, documentIndex, documentStorage, transactionIds];
+export const migrations: readonly Migration[] = [identity, documents, assets, webhooks, documentChanges, documentIndex, documentStorage, transactionIds, studio];
