@@ -58,10 +58,14 @@ export const authRoutes: FastifyPluginAsync<{ services: Services }> = async (app
     async (request) => sessionView(await services.auth.refresh(request.body.refreshToken)),
   );
 
-  app.post<{ Body: { refreshToken?: string } | undefined }>(
+  app.post<{ Body: { refreshToken?: string } }>(
     '/auth/logout',
     {
       config: publicAuth,
+      // Studio signs out with no body at all.
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
       schema: {
         tags: ['auth'],
         summary: "Revoke a refresh token; or, with no body, the login page's session sent as the bearer token (Sanity Studio's sign-out)",
@@ -73,7 +77,7 @@ export const authRoutes: FastifyPluginAsync<{ services: Services }> = async (app
       },
     },
     async (request, reply) => {
-      const refreshToken = request.body?.refreshToken;
+      const refreshToken = request.body.refreshToken;
       if (refreshToken !== undefined) {
         await services.auth.logout(refreshToken);
         return { ok: true };

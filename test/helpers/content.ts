@@ -65,7 +65,7 @@ export async function outboxEvents(app: TestApp): Promise<OutboxRow[]> {
   return app.services.store.outbox.after(LOG_START, 100_000);
 }
 
-export function ok<T>(response: ApiResponse<T>): T {
-  if (response.status !== 200) throw new Error(`expected 200, got ${response.status} ${JSON.stringify(response.body)}`);
+export function ok<T>(response: ApiResponse<T>, status = 200): T {
+  if (response.status !== status) throw new Error(`expected ${status}, got ${response.status} ${JSON.stringify(response.body)}`);
   return response.body;
 }
