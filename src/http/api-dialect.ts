@@ -18,9 +18,28 @@ const sanityRequests = new WeakSet<IncomingMessage>();
  */
 const UNVERSIONED_ASSETS = /^\/api\/(images|files)\//;
 
+/**
+ * A project named in the path, as Sanity names it in the host (`<project>.api.sanity.io`):
+ * `/api/p/<project>/v2025-02-19/...` is `/api/v2025-02-19/...` for that project. Sanity's clients
+ * send X-Sanity-Project-ID on most requests but not on listeners and history (EventSource and
+ * fetch): with `apiHost: <origin>/api/p/<project>` every request names its project.
+ */
+const PROJECT_SCOPED = /^\/api\/p\/([A-Za-z0-9_-]{1,64})(\/.*)$/;
+const scopedProjects = new WeakMap<IncomingMessage, string>();
+
+/** The project the request's path names (`/api/p/<project>/...`), if it does. */
+export function scopedProject(request: FastifyRequest): string | undefined {
+  return scopedProjects.get(request.raw);
+}
+
 /** Fastify's rewriteUrl hook: maps every accepted version prefix (and unversioned asset URLs) onto /api/v1. */
 export function rewriteVersionedUrl(request: IncomingMessage): string {
-  const url = request.url ?? '/';
+  let url = request.url ?? '/';
+  const scoped = PROJECT_SCOPED.exec(url);
+  if (scoped) {
+    scopedProjects.set(request, scoped[1]!);
+    url = `/api${scoped[2]!}`;
+  }
   if (UNVERSIONED_ASSETS.test(url)) return `/api/v1${url.slice('/api'.length)}`;
   const match = VERSIONED.exec(url.split('?')[0] ?? url);
   if (!match || match[1] === 'v1') return url;

@@ -3,7 +3,7 @@ import type { Services } from '../services.ts';
 import { principalOf } from '../http/request-context.ts';
 import { bearerSecurity, errorResponses, projectAccessSchema, roleSchema, safeUserSchema } from '../http/schemas.ts';
 import { isSanityDialect } from '../http/api-dialect.ts';
-import { SANITY_PROJECT_HEADER } from '../projects/data-project-resolver.ts';
+import { namedProject } from '../http/data-project.ts';
 
 const sanityRoleSchema = { type: 'object', properties: { name: { type: 'string' }, title: { type: 'string' } }, required: ['name', 'title'] } as const;
 /** Sanity's CurrentUser; `{}` for a request without a credential. */
@@ -78,8 +78,7 @@ export const userRoutes: FastifyPluginAsync<{ services: Services }> = async (app
     },
     async (request) => {
       if (!isSanityDialect(request)) return services.users.me(principalOf(request));
-      const project = request.headers[SANITY_PROJECT_HEADER];
-      return services.users.sanityMe(request.principal, typeof project === 'string' ? project : undefined);
+      return services.users.sanityMe(request.principal, namedProject(request));
     },
   );
 

@@ -197,6 +197,20 @@ describe(`Sanity Studio's endpoints (${testEngine})`, () => {
       expect(ok(await sanity('GET', `/projects/${project.slug}/user-applications`, editor.token))).toEqual([]);
     });
 
+    it('takes the project from the path (/api/p/<project>/...), for requests that send no project header', async () => {
+      const other = await createProject(app, admin);
+      ok(await dataClient(app, admin, other.slug).mutate([{ create: { _id: 'only-in-other', _type: 'note' } }]));
+      const query = encodeURIComponent('*[_id == "only-in-other"][0]._id');
+      // Without a header, two projects have a "production" dataset: Studio's listeners would be refused.
+      expectErrorBody(await app.request('GET', `/api/v2025-02-19/data/query/production?query=${query}`, { token: admin }), 400);
+      expect(ok(await app.request<{ result: unknown }>('GET', `/api/p/${other.slug}/v2025-02-19/data/query/production?query=${query}`, { token: admin })).result).toBe('only-in-other');
+      expect(ok(await app.request<{ result: unknown }>('GET', `/api/p/${project.slug}/v2025-02-19/data/query/production?query=${query}`, { token: admin })).result).toBeNull();
+      expect(ok(await app.request('GET', `/api/p/${project.id}/v2025-02-19/users/me`, { token: viewer.token }))).toMatchObject({ roles: [{ name: 'viewer' }] });
+      const events = await fetch(`${app.url}/api/p/${other.slug}/v2025-02-19/data/listen/production?query=${encodeURIComponent('*')}`, { headers: { authorization: `Bearer ${admin}` } });
+      expect(events.status).toBe(200);
+      await events.body?.cancel();
+    });
+
     it('lists the documents that refer to one', async () => {
       const data = dataClient(app, editor.token, project.slug);
       ok(await data.mutate([{ create: { _id: 'ada', _type: 'author' } }, { create: { _id: 'p1', _type: 'post', author: { _ref: 'ada' } } }, { create: { _id: 'drafts.p2', _type: 'post', author: { _ref: 'ada' } } }]));
