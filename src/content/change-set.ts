@@ -32,8 +32,18 @@ export function documentEvent(context: ChangeContext, event: DocumentEvent, docu
   };
 }
 
-/** The change-log row of a document the transaction wrote (`_rev` before and after; null: absent), for real-time listeners. */
-export function documentChange(context: ChangeContext, documentId: string, previousRev: string | null, resultRev: string | null): DocumentChangeRecord {
+/**
+ * The change-log row of a document the transaction wrote (`_rev` before and after; null: absent),
+ * for real-time listeners, with the mutations applied to it as the client sent them (null when
+ * the write did not come from mutations: listeners then see a createOrReplace or a delete).
+ */
+export function documentChange(
+  context: ChangeContext,
+  documentId: string,
+  previousRev: string | null,
+  resultRev: string | null,
+  mutations: readonly unknown[] | null = null,
+): DocumentChangeRecord {
   return {
     projectId: context.projectId,
     dataset: context.dataset,
@@ -43,6 +53,7 @@ export function documentChange(context: ChangeContext, documentId: string, previ
     resultRev,
     actor: context.actorId,
     createdAt: context.now,
+    mutations,
   };
 }
 
@@ -74,6 +85,8 @@ export class ChangeSet {
   private readonly changed = new Map<string, StoredDocument | null>();
   /** Events chosen by the operation (publish, unpublish) or suppressed (null), by document id. */
   private readonly events = new Map<string, DocumentEvent | null>();
+  /** The mutations applied to each document, as the client sent them, for listeners. */
+  private readonly mutations = new Map<string, unknown[]>();
 
   constructor(tx: Repositories, context: ChangeContext) {
     this.tx = tx;
@@ -113,6 +126,16 @@ export class ChangeSet {
     this.events.set(id, event);
   }
 
+  /**
+   * Records a mutation, as the client sent it, that this transaction applied to `id`: listeners
+   * of the document get the transaction's mutations of it, in order, to replay them.
+   */
+  record(id: string, mutation: unknown): void {
+    const recorded = this.mutations.get(id);
+    if (recorded) recorded.push(mutation);
+    else this.mutations.set(id, [mutation]);
+  }
+
   /** Writes the change of `id` without an event (a publish's deleted draft). */
   silence(id: string): void {
     this.events.set(id, null);
@@ -130,7 +153,7 @@ export class ChangeSet {
     for (const [id, after] of this.changed) {
       const before = await this.original(id);
       if (after === null && before === null) continue;
-      logged.push(documentChange(context, id, before?._rev ?? null, after?._rev ?? null));
+      logged.push(documentChange(context, id, before?._rev ?? null, after?._rev ?? null, this.mutations.get(id) ?? null));
       if (after) {
         await tx.documents.put(context.projectId, context.dataset, after);
         const baseId = baseIdOf(id);

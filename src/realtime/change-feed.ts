@@ -1,6 +1,7 @@
 import type { Logger } from '../logging.ts';
 import type { Store } from '../store/index.ts';
-import type { ChangePosition } from '../store/repos/document-changes.ts';
+import type { ChangePosition, StoredDocumentChange } from '../store/repos/document-changes.ts';
+import { sendTransactionEvents } from './transaction-events.ts';
 import type { ListenerRegistry } from './listener-registry.ts';
 import type { DocumentStates } from './document-states.ts';
 
@@ -82,17 +83,49 @@ export class ChangeFeed {
     this.timer.unref();
   }
 
+  /**
+   * Reads the log to its end, one transaction at a time: the events of a transaction leave once
+   * all its changes are read (they carry how many there are), which may take several batches.
+   * The position moves past a transaction once its events are sent, so a failed pass starts
+   * again at a transaction's first change. A transaction of a dataset nobody listens to when its
+   * first change is read is skipped whole.
+   */
   private async pass(): Promise<void> {
+    let cursor = this.position!;
+    let pending: PendingTransaction | undefined;
     for (;;) {
-      const batch = await this.store.changes.after(this.position!, BATCH);
+      const batch = await this.store.changes.after(cursor, BATCH);
       for (const change of batch) {
-        if (this.registry.watches(change.projectId, change.dataset)) {
-          const { before, after } = await this.states.around(change);
-          await this.registry.dispatch(change, before, after);
+        if (pending && !sameTransaction(pending.first, change)) {
+          await this.send(pending);
+          pending = undefined;
         }
-        this.position = change.position;
+        pending ??= { first: change, watched: this.registry.watches(change.projectId, change.dataset), changes: [], end: change.position };
+        if (pending.watched) pending.changes.push(change);
+        pending.end = change.position;
+        cursor = change.position;
       }
-      if (batch.length < BATCH || this.stopped) return;
+      if (this.stopped) return;
+      // A short batch is the end of the log, and a transaction's rows become readable together.
+      if (batch.length < BATCH) break;
     }
+    if (pending) await this.send(pending);
   }
+
+  private async send(pending: PendingTransaction): Promise<void> {
+    await sendTransactionEvents(this.registry, this.states, pending.changes);
+    this.position = pending.end;
+  }
+}
+
+interface PendingTransaction {
+  readonly first: StoredDocumentChange;
+  readonly watched: boolean;
+  readonly changes: StoredDocumentChange[];
+  end: ChangePosition;
+}
+
+/** The changes of one transaction are consecutive in the log; its id is unique within a dataset. */
+function sameTransaction(a: StoredDocumentChange, b: StoredDocumentChange): boolean {
+  return a.transactionId === b.transactionId && a.dataset === b.dataset && a.projectId === b.projectId && a.position.order === b.position.order;
 }

@@ -1,8 +1,6 @@
-import type { StoredDocument } from '../store/index.ts';
-import type { StoredDocumentChange } from '../store/repos/document-changes.ts';
 import type { ListenFilter } from './listen-filter.ts';
-import { optionsKey, type ListenOptions } from './listen-options.ts';
-import { PreparedMutationEvent, transitionOf } from './mutation-event.ts';
+import type { ListenOptions } from './listen-options.ts';
+import type { PreparedMutationEvent } from './mutation-event.ts';
 
 /** One subscription: a filter on one dataset, and where its events go. */
 export interface Listener {
@@ -21,12 +19,18 @@ interface FilterGroup {
   readonly listeners: Set<Listener>;
 }
 
+/** Listeners that share a filter, and so get the same events (in the shapes their options ask for). */
+export interface ListenerGroup {
+  readonly filter: ListenFilter;
+  readonly listeners: readonly Listener[];
+}
+
 const datasetKey = (projectId: string, dataset: string) => `${projectId}\u0000${dataset}`;
 
 /**
  * The listeners of this instance, grouped by dataset and then by filter, so that a change is
  * judged once per distinct filter and serialized once per option set, whether ten listeners or a
- * thousand share them.
+ * thousand share them (transaction-events.ts sends them).
  */
 export class ListenerRegistry {
   private readonly datasets = new Map<string, Map<string, FilterGroup>>();
@@ -69,25 +73,14 @@ export class ListenerRegistry {
     return this.datasets.has(datasetKey(projectId, dataset));
   }
 
-  /** Sends the change to every listener whose filter matched the document before or after it. */
-  async dispatch(change: StoredDocumentChange, before: StoredDocument | null, after: StoredDocument | null): Promise<void> {
-    const groups = this.datasets.get(datasetKey(change.projectId, change.dataset));
-    if (!groups) return;
-    const prepared = new Map<string, PreparedMutationEvent>();
-    for (const group of [...groups.values()]) {
-      const matchedBefore = before !== null && (await group.filter.matches(before));
-      const matchesAfter = after !== null && (await group.filter.matches(after));
-      const transition = transitionOf(matchedBefore, matchesAfter);
-      if (!transition) continue;
-      for (const listener of [...group.listeners]) {
-        const key = `${transition}:${optionsKey(listener.options)}`;
-        let event = prepared.get(key);
-        if (!event) {
-          event = new PreparedMutationEvent(change, transition, before, after, listener.options);
-          prepared.set(key, event);
-        }
-        listener.deliver(event);
-      }
-    }
+  /** Whether `listener` is still subscribed (a replaced or closed subscription gets nothing more). */
+  has(listener: Listener): boolean {
+    return this.datasets.get(datasetKey(listener.projectId, listener.dataset))?.get(listener.filter.key)?.listeners.has(listener) ?? false;
+  }
+
+  /** The filters of a dataset with their listeners as they are now (a later subscription is not included). */
+  groupsOf(projectId: string, dataset: string): ListenerGroup[] {
+    const groups = this.datasets.get(datasetKey(projectId, dataset));
+    return groups ? [...groups.values()].map((group) => ({ filter: group.filter, listeners: [...group.listeners] })) : [];
   }
 }

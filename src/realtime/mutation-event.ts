@@ -1,6 +1,7 @@
 import type { StoredDocument } from '../store/index.ts';
 import type { StoredDocumentChange } from '../store/repos/document-changes.ts';
 import type { ListenOptions } from './listen-options.ts';
+import { mutationEffects, type MendozaEffects } from './mutation-effects.ts';
 
 /**
  * appear: the document matches the filter now and did not before (created, or changed into it);
@@ -22,14 +23,58 @@ export interface MutationEventData {
   transition: Transition;
   /** Who made the change: a user id, `token:<id>`, or `system`. */
   identity: string;
+  mutations?: readonly unknown[];
+  /** The document's `_rev` before; left out when it did not exist (Studio compares with undefined). */
   previousRev?: string;
-  resultRev?: string;
+  /** The document's `_rev` after; the transaction id when it was deleted, as in Sanity. */
+  resultRev: string;
+  /** The resulting document's `_updatedAt`; the transaction's time when it was deleted. */
   timestamp: string;
   /** Events are sent once the change is committed, so queries already see it. */
   visibility: 'query';
+  effects?: MendozaEffects;
   result?: StoredDocument;
   previous?: StoredDocument | null;
-  mutations?: unknown[];
+  /** How many events of this transaction this listener gets (after its filter). */
+  transactionTotalEvents: number;
+  /** This event's place among them, from 0 (the client's documented convention). */
+  transactionCurrentEvent: number;
+}
+
+/**
+ * One committed change of one document with the document before and after it, shared by every
+ * listener that gets an event for it: its mutations and effects are worked out once.
+ */
+export class ObservedChange {
+  readonly change: StoredDocumentChange;
+  readonly before: StoredDocument | null;
+  readonly after: StoredDocument | null;
+  private computedEffects: MendozaEffects | undefined;
+
+  constructor(change: StoredDocumentChange, before: StoredDocument | null, after: StoredDocument | null) {
+    this.change = change;
+    this.before = before;
+    this.after = after;
+  }
+
+  /**
+   * The mutations the transaction applied to the document as the client sent them; for writes
+   * that did not come from mutations (publish, import, ...) the equivalent createOrReplace or delete.
+   */
+  get mutations(): readonly unknown[] {
+    if (this.change.mutations) return this.change.mutations;
+    return [this.after ? { createOrReplace: this.after } : { delete: { id: this.change.documentId } }];
+  }
+
+  get effects(): MendozaEffects {
+    return (this.computedEffects ??= mutationEffects(this.before, this.after));
+  }
+}
+
+/** Where an event stands among the events of its transaction that one listener gets. */
+export interface TransactionPlace {
+  total: number;
+  current: number;
 }
 
 /**
@@ -41,20 +86,24 @@ export class PreparedMutationEvent {
   private webSocketText: string | undefined;
   private serverSentText: string | undefined;
 
-  constructor(change: StoredDocumentChange, transition: Transition, before: StoredDocument | null, after: StoredDocument | null, options: ListenOptions) {
+  constructor(observed: ObservedChange, transition: Transition, place: TransactionPlace, options: ListenOptions) {
+    const { change, before, after } = observed;
     this.data = {
       eventId: `${change.transactionId}#${change.documentId}`,
       documentId: change.documentId,
       transactionId: change.transactionId,
       transition,
       identity: change.actor ?? 'system',
+      ...(options.includeMutations ? { mutations: observed.mutations } : {}),
       ...(change.previousRev === null ? {} : { previousRev: change.previousRev }),
-      ...(change.resultRev === null ? {} : { resultRev: change.resultRev }),
-      timestamp: change.createdAt,
+      resultRev: change.resultRev ?? change.transactionId,
+      timestamp: after?._updatedAt ?? change.createdAt,
       visibility: 'query',
+      ...(options.effects ? { effects: observed.effects } : {}),
       ...(options.includeResult && after ? { result: after } : {}),
       ...(options.includePreviousRevision ? { previous: before } : {}),
-      ...(options.includeMutations ? { mutations: [after ? { createOrReplace: after } : { delete: { id: change.documentId } }] } : {}),
+      transactionTotalEvents: place.total,
+      transactionCurrentEvent: place.current,
     };
   }
 

@@ -4,7 +4,7 @@ import { AppError, badRequest, internalError } from '../errors.ts';
 import { errorBody } from '../http/error-handler.ts';
 import { FORBIDDEN_KEYS_MESSAGE, parseRequestJson } from '../json/request-json.ts';
 import type { ProjectRecord } from '../store/index.ts';
-import { listenOptions, WEBSOCKET_DEFAULTS } from './listen-options.ts';
+import { EFFECT_FORMATS, listenOptions, WEBSOCKET_DEFAULTS, type GivenListenOptions } from './listen-options.ts';
 import type { Listener } from './listener-registry.ts';
 import type { AccessCheck, ListenSession, RealtimeService } from './realtime-service.ts';
 
@@ -13,8 +13,8 @@ const POLICY_VIOLATION = 1008;
 const SERVICE_RESTART = 1012;
 /** A client that does not finish the closing handshake is cut off after this. */
 const CLOSE_GRACE_MS = 5_000;
-const SUBSCRIBE_FIELDS = new Set(['type', 'query', 'params', 'includeResult', 'includePreviousRevision', 'includeMutations', 'visibility', 'tag']);
-const BOOLEAN_FIELDS = ['includeResult', 'includePreviousRevision', 'includeMutations'] as const;
+const SUBSCRIBE_FIELDS = new Set(['type', 'query', 'params', 'includeResult', 'includePreviousRevision', 'includeMutations', 'includeAllVersions', 'effectFormat', 'visibility', 'tag']);
+const BOOLEAN_FIELDS = ['includeResult', 'includePreviousRevision', 'includeMutations', 'includeAllVersions'] as const;
 
 export interface WebSocketContext {
   readonly project: ProjectRecord;
@@ -113,9 +113,12 @@ export class WebSocketSession implements ListenSession {
     if (message.visibility !== undefined && message.visibility !== 'transaction' && message.visibility !== 'query') {
       throw badRequest('subscribe "visibility" must be "transaction" or "query"');
     }
+    if (message.effectFormat !== undefined && !EFFECT_FORMATS.includes(message.effectFormat as 'mendoza')) {
+      throw badRequest(`subscribe "effectFormat" must be ${EFFECT_FORMATS.map((format) => `"${format}"`).join(' or ')}`);
+    }
     const { project, dataset } = this.context;
     const filter = await this.realtime.compileFilter(query, params as Record<string, unknown>, project, dataset);
-    const options = listenOptions(message as Partial<Record<(typeof BOOLEAN_FIELDS)[number], boolean>>, WEBSOCKET_DEFAULTS);
+    const options = listenOptions(message as GivenListenOptions, WEBSOCKET_DEFAULTS);
     const listenerId = randomUUID();
     const listener: Listener = {
       id: listenerId,

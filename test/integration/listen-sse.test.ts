@@ -52,7 +52,7 @@ describe(`real-time listeners over Server-Sent Events, in Sanity's shape (${test
       resultRev: created.transactionId,
       visibility: 'query',
       result: { _id: 'note-1', text: 'hi' },
-      mutations: [{ createOrReplace: expect.objectContaining({ _id: 'note-1' }) }],
+      mutations: [{ create: { _id: 'note-1', _type: 'note', text: 'hi' } }],
     });
     expect(event.json.type).toBeUndefined();
 

@@ -6,6 +6,7 @@ import { actorIdOf } from '../actor.ts';
 import { runContentTransaction } from '../transactions.ts';
 import { applyMutation, type MutationResult } from './apply-mutation.ts';
 import { parseMutations } from './parse-mutations.ts';
+import type { Mutation } from './mutation.ts';
 import { mutationsWithArrayKeys } from './array-keys.ts';
 import { badRequest, conflict } from '../../errors.ts';
 
@@ -38,7 +39,8 @@ export class MutationService {
     if (options.transactionId !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(options.transactionId)) {
       throw badRequest('transactionId must be 1 to 64 letters, digits, "_" or "-"');
     }
-    const mutations = parseMutations(options.autoGenerateArrayKeys ? mutationsWithArrayKeys(input) : input);
+    const sent = options.autoGenerateArrayKeys ? mutationsWithArrayKeys(input) : input;
+    const mutations = parseMutations(sent);
     const { transactionId, value } = await runContentTransaction(
       this.store,
       { projectId: project.id, dataset, actorId: actorIdOf(actor), dryRun: options.dryRun, transactionId: options.transactionId },
@@ -57,10 +59,23 @@ export class MutationService {
           throw conflict(`transactionId "${options.transactionId}" was already used in this dataset: a write must make new revisions`);
         }
         const results: MutationResult[] = [];
-        for (const mutation of mutations) results.push(await applyMutation(changes, mutation));
+        for (const [index, mutation] of mutations.entries()) {
+          const result = await applyMutation(changes, mutation);
+          changes.record(result.id, asSent((sent as unknown[])[index], mutation, result.id));
+          results.push(result);
+        }
         return results;
       },
     );
     return { transactionId, results: value };
   }
+}
+
+/**
+ * A mutation as the client sent it (with the keys autoGenerateArrayKeys added), for listeners to
+ * replay; a `create` without `_id` gets the id it created, or a replay could not find the document.
+ */
+function asSent(raw: unknown, mutation: Mutation, id: string): unknown {
+  if (mutation.kind === 'create' && mutation.document._id === undefined) return { create: { _id: id, ...mutation.document } };
+  return raw;
 }

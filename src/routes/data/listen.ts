@@ -7,7 +7,7 @@ import { parametersFromQueryString } from '../../http/query-parameters.ts';
 import { resolveDataProject } from '../../projects/data-project-resolver.ts';
 import { bearerSecurity, errorResponses } from '../../http/schemas.ts';
 import { MAX_LISTEN_QUERY_LENGTH } from '../../realtime/listen-filter.ts';
-import { listenOptions, SSE_DEFAULTS } from '../../realtime/listen-options.ts';
+import { EFFECT_FORMATS, listenOptions, SSE_DEFAULTS } from '../../realtime/listen-options.ts';
 import type { AccessCheck } from '../../realtime/realtime-service.ts';
 import { ServerSentEventsSession, type ServerSentEventsContext } from '../../realtime/sse-session.ts';
 import { WebSocketSession, type WebSocketContext } from '../../realtime/websocket-session.ts';
@@ -18,6 +18,7 @@ interface ListenQuery {
   includeResult?: boolean;
   includePreviousRevision?: boolean;
   includeMutations?: boolean;
+  effectFormat?: string;
   [name: string]: unknown;
 }
 
@@ -30,17 +31,22 @@ API token of the project and dataset). The filter is judged on each document bef
 change; every match gives one event, in commit order. Listeners see drafts and published documents alike, as queries do.
 
 **WebSocket** messages are JSON. Send \`{"type": "subscribe", "query": "*[_type == 'post']", "params": {},
-"includeResult": true}\` (also \`includePreviousRevision\`, \`includeMutations\`; a new subscribe replaces the
-previous one); the server answers \`{"type": "welcome", "listenerId"}\`, then sends \`{"type": "mutation", "eventId",
-"documentId", "transition": "appear" | "update" | "disappear", "transactionId", "timestamp", "identity",
-"previousRev", "resultRev", "visibility", "result"?, "previous"?, "mutations"?}\`. \`{"type": "unsubscribe"}\` and
+"includeResult": true}\` (also \`includePreviousRevision\`, \`includeMutations\`, \`effectFormat: "mendoza"\`; a new
+subscribe replaces the previous one); the server answers \`{"type": "welcome", "listenerId"}\`, then sends \`{"type":
+"mutation", "eventId", "documentId", "transition": "appear" | "update" | "disappear", "transactionId", "timestamp",
+"identity", "previousRev"?, "resultRev", "visibility", "transactionTotalEvents", "transactionCurrentEvent", "result"?,
+"previous"?, "mutations"?, "effects"?}\`. \`resultRev\` is the document's new \`_rev\` (the transaction id when it was
+deleted); \`previousRev\` is left out when it did not exist; \`timestamp\` is the document's \`_updatedAt\`;
+\`transactionTotalEvents\` counts the events of the transaction this listener gets and \`transactionCurrentEvent\` is
+this one's place among them, from 0; \`mutations\` are the mutations the transaction applied to the document as
+they were sent (a createOrReplace or delete for publish, unpublish, restore and import). \`{"type": "unsubscribe"}\` and
 \`{"type": "ping"}\` (answered \`pong\`) are also understood. A bad message is answered \`{"type": "error",
 "statusCode", "error", "message"}\` and the socket stays usable. The server pings every 25 s; a client that reads
 too slowly is closed with code 1008 and the reason; when the server stops it sends \`{"type": "reconnect"}\` and
 closes with 1012.
 
 **Server-Sent Events** follow Sanity's listen API: \`query\`, parameters as \`$name=<JSON>\`, \`includeResult\`,
-\`includePreviousRevision\`, \`includeMutations\` (default true). Events: \`welcome\` (\`{"listenerName"}\`),
+\`includePreviousRevision\`, \`includeMutations\` (default true), \`effectFormat=mendoza\`. Events: \`welcome\` (\`{"listenerName"}\`),
 \`mutation\` (the fields above; the SSE id is the event id), \`reconnect\` (the server stops: reconnect),
 \`disconnect\` (\`{"reason"}\`: access revoked or too slow), and \`:\` comments as keep-alives.`;
 
@@ -70,7 +76,10 @@ export const listenRoutes: FastifyPluginAsync<{ services: Services }> = async (a
           includeResult: booleanOption('SSE: include the document after the change as `result` (default false)'),
           includePreviousRevision: booleanOption('SSE: include the document before the change as `previous` (default false)'),
           includeMutations: booleanOption('SSE: include the change as `mutations` (default true)'),
+          effectFormat: { type: 'string', enum: [...EFFECT_FORMATS], description: 'Include the change as mendoza patches `effects: {apply, revert}` (on documents without `_rev`)' },
           includeAllVersions: booleanOption('Accepted for Sanity clients: drafts are always included'),
+          enableResume: booleanOption('Accepted for Sanity clients: events are not replayed, so a reconnect gets `welcome`'),
+          lastEventId: { type: 'string', description: 'Accepted for EventSource reconnects (as is the Last-Event-ID header); events are not replayed' },
           visibility: { type: 'string', enum: ['transaction', 'query'], description: 'Accepted for Sanity clients: events are sent once queries see the change' },
           tag: { type: 'string', description: 'Accepted for Sanity clients; not used' },
           access_token: { type: 'string', description: 'The credential, for browsers (WebSocket and EventSource cannot set headers)' },

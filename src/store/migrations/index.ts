@@ -7,6 +7,7 @@ import { documentChanges } from './005-document-changes.ts';
 import { documentIndex } from './006-document-index.ts';
 import { documentStorage } from './007-document-storage.ts';
 import { transactionIds } from './008-transaction-ids.ts';
+import { changeMutations } from './009-change-mutations.ts';
 import { studio } from './010-studio.ts';
 
 /**
@@ -47,4 +48,4 @@ export const COLUMN_TYPES: Readonly<Record<Dialect, ColumnTypes>> = {
   postgres: { timestamp: 'TIMESTAMPTZ', json: 'JSONB', binaryJson: 'JSONB', flag: 'SMALLINT', serialKey: 'BIGSERIAL PRIMARY KEY', binaryText: 'TEXT COLLATE "C"', transactionOrder: 'xid8 NOT NULL DEFAULT pg_current_xact_id()', keyedTable: '' },
 };
 
-export const migrations: readonly Migration[] = [identity, documents, assets, webhooks, documentChanges, documentIndex, documentStorage, transactionIds, studio];
+export const migrations: readonly Migration[] = [identity, documents, assets, webhooks, documentChanges, documentIndex, documentStorage, transactionIds, changeMutations, studio];

@@ -15,6 +15,11 @@ export interface DocumentChangeRecord {
   /** A user id, `token:<id>`, or null for the system. */
   actor: string | null;
   createdAt: string;
+  /**
+   * The mutations the transaction applied to this document, as the client sent them; null (or
+   * left out) when the write did not come from mutations (publish, import, ...).
+   */
+  mutations?: readonly unknown[] | null;
 }
 
 /** Where a reader of the change log is: after `seq` of the transaction ordered `order`. */
@@ -22,6 +27,7 @@ export type ChangePosition = LogPosition;
 
 export interface StoredDocumentChange extends DocumentChangeRecord {
   position: ChangePosition;
+  mutations: readonly unknown[] | null;
 }
 
 interface ChangeRow {
@@ -35,10 +41,11 @@ interface ChangeRow {
   result_rev: string | null;
   actor: string | null;
   created_at: string;
+  mutations: string | null;
 }
 
 const ROWS_PER_STATEMENT = 500;
-const COLUMNS = 'project_id, dataset, document_id, transaction_id, previous_rev, result_rev, actor, created_at';
+const COLUMNS = 'project_id, dataset, document_id, transaction_id, previous_rev, result_rev, actor, created_at, mutations';
 
 /** The PostgreSQL channel that wakes readers; one per schema, so test schemas do not wake each other. */
 export const CHANGE_CHANNEL_SQL = `'cms_changes_' || substr(md5(current_schema()), 1, 16)`;
@@ -81,7 +88,7 @@ export class DocumentChangeRepository {
   async appendMany(changes: readonly DocumentChangeRecord[]): Promise<void> {
     for (let start = 0; start < changes.length; start += ROWS_PER_STATEMENT) {
       const chunk = changes.slice(start, start + ROWS_PER_STATEMENT);
-      const insert = `INSERT INTO document_changes (${COLUMNS}) VALUES ${chunk.map(() => '(?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`;
+      const insert = `INSERT INTO document_changes (${COLUMNS}) VALUES ${chunk.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`;
       await this.db.run(
         start + ROWS_PER_STATEMENT >= changes.length ? this.sql.insertAndSignal(insert) : insert,
         chunk.flatMap((change) => [
@@ -93,6 +100,7 @@ export class DocumentChangeRepository {
           change.resultRev,
           change.actor,
           change.createdAt,
+          change.mutations ? JSON.stringify(change.mutations) : null,
         ]),
       );
     }
@@ -118,6 +126,7 @@ export class DocumentChangeRepository {
       resultRev: row.result_rev,
       actor: row.actor,
       createdAt: row.created_at,
+      mutations: row.mutations === null ? null : (JSON.parse(row.mutations) as unknown[]),
     }));
   }
 
