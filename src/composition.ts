@@ -92,7 +92,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     ),
     assets,
     blobs,
-    sanityAssets: new SanityAssetService(store, assets, projects),
+    sanityAssets: new SanityAssetService(store, assets, projects, config.publicUrl),
     importer: new ImportService(store),
     exporter: new ExportService(store),
     schema,

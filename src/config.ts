@@ -23,6 +23,8 @@ export interface Config {
   readonly sessionExpiresInSeconds: number;
   /** Origins every project lets browsers call the API from, with credentials (projects add their own through the API). */
   readonly corsOrigins: readonly string[];
+  /** The service's public URL (`https://cms.example.com`): asset documents carry absolute URLs under it; unset: relative ones. */
+  readonly publicUrl: string | undefined;
   readonly adminEmail: string | undefined;
   readonly adminPassword: string | undefined;
   readonly bcryptRounds: number;
@@ -208,6 +210,22 @@ function imageConfig(env: Env): ImageConfig {
   });
 }
 
+/** PUBLIC_URL: where clients reach the service, an origin with an optional path, without a trailing slash. */
+function publicUrl(env: Env): string | undefined {
+  const raw = optional(env, 'PUBLIC_URL');
+  if (raw === undefined) return undefined;
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(`PUBLIC_URL must be an http:// or https:// URL such as https://cms.example.com (got "${raw}")`);
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || url.search || url.hash || url.username) {
+    throw new ConfigError(`PUBLIC_URL must be an http:// or https:// URL without query or credentials (got "${raw}")`);
+  }
+  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+}
+
 /** CORS_ORIGINS: a comma-separated list of origins such as `https://studio.example.com,http://localhost:3333`. */
 function corsOrigins(env: Env): readonly string[] {
   const raw = optional(env, 'CORS_ORIGINS');
@@ -249,6 +267,7 @@ export function loadConfig(env: Env = process.env): Config {
     jwtRefreshExpiresInSeconds: parseDurationSeconds('JWT_REFRESH_EXPIRES_IN', env.JWT_REFRESH_EXPIRES_IN || '7d'),
     sessionExpiresInSeconds: parseDurationSeconds('SESSION_EXPIRES_IN', env.SESSION_EXPIRES_IN || '7d'),
     corsOrigins: corsOrigins(env),
+    publicUrl: publicUrl(env),
     adminEmail: optional(env, 'ADMIN_EMAIL'),
     adminPassword: optional(env, 'ADMIN_PASSWORD'),
     bcryptRounds: integer(env, 'BCRYPT_ROUNDS', 12, 4, 31),

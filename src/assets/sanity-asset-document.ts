@@ -19,7 +19,11 @@ export function sanityArchivePath(asset: Pick<AssetRecord, 'type' | 'sha1' | 'ex
   return `files/${asset.sha1}.${asset.extension}`;
 }
 
-export function sanityAssetDocument(asset: AssetRecord, originalFilename: string | null = asset.filename): JsonObject & { _id: string; _type: string } {
+/**
+ * `baseUrl`: PUBLIC_URL, so that `url` is absolute as Sanity's are (Studio links to files by it);
+ * empty: a URL relative to the service.
+ */
+export function sanityAssetDocument(asset: AssetRecord, originalFilename: string | null, baseUrl: string): JsonObject & { _id: string; _type: string } {
   const width = Number(asset.metadata.width);
   const height = Number(asset.metadata.height);
   const base = {
@@ -32,7 +36,7 @@ export function sanityAssetDocument(asset: AssetRecord, originalFilename: string
     originalFilename,
     size: asset.size,
     path: asset.path,
-    url: `${ASSET_URL_PREFIX}${asset.id}`,
+    url: `${baseUrl}${ASSET_URL_PREFIX}${asset.id}`,
   };
   if (asset.type !== 'image') return base;
   return {

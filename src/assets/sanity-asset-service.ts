@@ -27,11 +27,13 @@ export class SanityAssetService {
   private readonly store: Store;
   private readonly assets: AssetService;
   private readonly projects: ProjectService;
+  private readonly publicUrl: string;
 
-  constructor(store: Store, assets: AssetService, projects: ProjectService) {
+  constructor(store: Store, assets: AssetService, projects: ProjectService, publicUrl = '') {
     this.store = store;
     this.assets = assets;
     this.projects = projects;
+    this.publicUrl = publicUrl;
   }
 
   async upload(actor: Principal, project: ProjectRecord, dataset: string, kind: SanityAssetKind, stream: Readable, filename?: string) {
@@ -40,7 +42,7 @@ export class SanityAssetService {
     if (kind === 'images' && asset.type !== 'image') {
       throw badRequest('The upload is not an image this server can read; upload it to /assets/files/ instead');
     }
-    const candidate = sanityAssetDocument(asset, filename ?? asset.filename);
+    const candidate = sanityAssetDocument(asset, filename ?? asset.filename, this.publicUrl);
     const scope = { projectId: project.id, dataset, actorId: actorIdOf(actor) };
     const { value } = await runContentTransaction(this.store, scope, async (changes) => {
       await changes.lock([candidate._id]);

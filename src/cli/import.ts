@@ -76,7 +76,7 @@ async function ingestAssets(services: Services, project: ProjectRecord, dataset:
       continue;
     }
     const asset = await services.assets.ingestFile(CLI_PRINCIPAL, project, dataset, path, names.get(local.path) ?? local.path.split('/').pop()!);
-    const document = sanityAssetDocument(asset, names.get(local.path) ?? asset.filename);
+    const document = sanityAssetDocument(asset, names.get(local.path) ?? asset.filename, services.config.publicUrl ?? '');
     resolved.set(reference, document._id);
     documents.set(document._id, document);
     bar.update(++done);

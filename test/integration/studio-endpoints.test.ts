@@ -220,3 +220,27 @@ describe(`Sanity Studio's endpoints (${testEngine})`, () => {
     });
   });
 });
+
+describe(`asset URLs with PUBLIC_URL (${testEngine})`, () => {
+  it('are absolute under PUBLIC_URL, as Sanity\'s are, and relative without it', async () => {
+    for (const [env, expected] of [
+      [{ PUBLIC_URL: 'https://cms.example.com/base/' }, /^https:\/\/cms\.example\.com\/base\/api\/v1\/assets\/[0-9a-f-]{36}$/],
+      [{}, /^\/api\/v1\/assets\/[0-9a-f-]{36}$/],
+    ] as const) {
+      const app = await startTestApp(env);
+      try {
+        const admin = await app.login();
+        const project = await createProject(app, admin);
+        const upload = await fetch(`${app.url}/api/v2021-06-07/assets/images/production?filename=a.png`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${admin}`, 'x-sanity-project-id': project.slug, 'content-type': 'image/png' },
+          body: await solidPng(8, 8),
+        });
+        const { document } = (await upload.json()) as { document: { url: string } };
+        expect(document.url).toMatch(expected);
+      } finally {
+        await app.close();
+      }
+    }
+  });
+});
