@@ -56,6 +56,17 @@ export interface Config {
   readonly trustProxy: string | number | false;
   /** Limits of on-the-fly image transforms (IMAGE_* variables). */
   readonly images: ImageConfig;
+  /** Built-in HTTPS with HTTP/2, HTTP/1.1 still accepted (TLS_CERT_FILE, TLS_KEY_FILE); unset: plain HTTP. */
+  readonly tls: TlsFiles | undefined;
+  /** A built Sanity Studio, served on the service's own origin (STUDIO_DIR); unset: none is served. */
+  readonly studioDir: string | undefined;
+}
+
+export interface TlsFiles {
+  /** PEM certificate chain, the server's certificate first. */
+  readonly certFile: string;
+  /** PEM private key of that certificate. */
+  readonly keyFile: string;
 }
 
 export interface RequestTimeouts {
@@ -169,6 +180,22 @@ function s3Config(env: Env): S3Config {
     credentials,
     cacheMaxBytes: integer(env, 'S3_CACHE_MAX_MB', 1024, 1, 1_048_576) * 1024 * 1024,
   });
+}
+
+/** TLS_CERT_FILE and TLS_KEY_FILE: both (HTTPS with HTTP/2) or neither (plain HTTP). */
+function tlsFiles(env: Env): TlsFiles | undefined {
+  const certFile = optional(env, 'TLS_CERT_FILE');
+  const keyFile = optional(env, 'TLS_KEY_FILE');
+  if (certFile === undefined && keyFile === undefined) return undefined;
+  if (certFile === undefined || keyFile === undefined) {
+    throw new ConfigError('TLS_CERT_FILE and TLS_KEY_FILE must be set together (HTTPS with HTTP/2), or neither (plain HTTP)');
+  }
+  return Object.freeze({ certFile: resolve(certFile), keyFile: resolve(keyFile) });
+}
+
+function optionalPath(env: Env, name: string): string | undefined {
+  const raw = optional(env, name);
+  return raw === undefined ? undefined : resolve(raw);
 }
 
 /** TRUST_PROXY: unset (false), a hop count, or a comma-separated list of addresses and CIDR ranges. */
@@ -296,5 +323,7 @@ export function loadConfig(env: Env = process.env): Config {
     }),
     trustProxy: trustProxy(env),
     images: imageConfig(env),
+    tls: tlsFiles(env),
+    studioDir: optionalPath(env, 'STUDIO_DIR'),
   });
 }

@@ -9,6 +9,8 @@ import { bootstrapAdmin } from './identity/bootstrap-admin.ts';
 import { describeDatabaseUrl } from './store/index.ts';
 import { API_PREFIX } from './http/openapi.ts';
 import { importSpoolDirectory, removeStaleSpools } from './migration/import-spool.ts';
+import { readTlsCredentials } from './http/tls.ts';
+import { assertStudioBuild } from './routes/studio.ts';
 
 export function packageVersion(): string {
   const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
@@ -24,16 +26,20 @@ export interface RunningServer {
 
 /** Builds everything from the configuration, creates the first admin if needed, and listens. */
 export async function startServer(config: Config, out: (line: string) => void = (line) => process.stdout.write(`${line}\n`)): Promise<RunningServer> {
+  // A certificate or a studio that cannot be used stops the start before anything is opened.
+  const tls = config.tls ? readTlsCredentials(config.tls) : undefined;
+  if (config.studioDir) assertStudioBuild(config.studioDir);
   const services = await createServices(config);
   await removeStaleSpools(importSpoolDirectory(config.dataDir));
   const admin = await bootstrapAdmin(config, services.store, services.users);
-  const app = await buildApp(services, { version: packageVersion() });
+  const app = await buildApp(services, { version: packageVersion(), ...(tls ? { tls } : {}) });
   const address = await app.listen({ port: config.port, host: config.host });
   startWorkers(services);
   const url = `${address}${API_PREFIX}`;
 
   out(`Content service listening on ${url} (database: ${describeDatabaseUrl(config.databaseUrl)})`);
   out(`API docs: ${url}/docs`);
+  if (config.studioDir) out(`Sanity Studio: ${address}/ (from ${config.studioDir})`);
   if (admin?.generatedPassword) {
     out(`First start: created admin ${admin.email} with the password below. It is shown only this once.`);
     out(`  ${admin.generatedPassword}`);

@@ -5,6 +5,7 @@ import { runMigrate } from './migrate.ts';
 import { runUserCreate } from './user-create.ts';
 import { runImport } from './import.ts';
 import { runExport } from './export.ts';
+import { runStudio } from './studio.ts';
 import { closeOnSignals } from '../lifecycle/shutdown.ts';
 
 const program = new Command('cms').description('Content service: server and administration').version(packageVersion());
@@ -17,6 +18,14 @@ program
     const server = await startServer(config);
     closeOnSignals(server, { timeoutMs: config.shutdownTimeoutMs, log: server.services.log });
   });
+
+program
+  .command('studio')
+  .description('Serve the API and Sanity Studio (studio/) over HTTPS and HTTP/2: installs and builds the studio, makes a localhost certificate unless TLS_* is set')
+  .option('--project <project>', 'project slug or id (default: the only project, or a new "blog")')
+  .option('--dataset <dataset>', "dataset to edit (default: the project's first)")
+  .option('--rebuild', 'build the studio again even if nothing changed', false)
+  .action(async (options: { project?: string; dataset?: string; rebuild: boolean }) => runStudio(options));
 
 program
   .command('migrate')

@@ -1,4 +1,5 @@
-import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify';
+import type { Http2SecureServer } from 'node:http2';
+import Fastify, { type FastifyHttp2SecureOptions, type FastifyInstance, type FastifyServerOptions } from 'fastify';
 import type { Services } from '../services.ts';
 import { frameworkErrors, registerErrorHandling } from './error-handler.ts';
 import { registerValidation } from './validation.ts';
@@ -34,9 +35,23 @@ import { sanityProjectRoutes } from '../routes/sanity-projects.ts';
 import { studioSupportRoutes } from '../routes/studio-support.ts';
 import { referenceRoutes } from '../routes/data/references.ts';
 import { loginPageRoutes } from '../routes/login-page.ts';
+import { studioRoutes } from '../routes/studio.ts';
+import { closeIdleSessionsGracefully, secureServerOptions, type TlsCredentials } from './tls.ts';
 
 export interface AppOptions {
   version?: string;
+  /** Serve HTTPS with HTTP/2 (and HTTP/1.1 through ALPN) instead of plain HTTP. */
+  tls?: TlsCredentials;
+}
+
+/**
+ * Over HTTP/2 Fastify hands routes Node's compatibility request and response, which offer what
+ * our routes use of the HTTP/1 ones (test/integration/http2.test.ts): the app keeps one type.
+ */
+function secureFastify(serverOptions: FastifyServerOptions, tls: TlsCredentials, idleMs: number): FastifyInstance {
+  const app = Fastify({ ...serverOptions, ...secureServerOptions(tls, idleMs) } as FastifyHttp2SecureOptions<Http2SecureServer>);
+  closeIdleSessionsGracefully(app.server);
+  return app as unknown as FastifyInstance;
 }
 
 /** Fastify's trustProxy from TRUST_PROXY: a hop count trusts that many proxies nearest the server. */
@@ -65,15 +80,18 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     // only as written by the proxies TRUST_PROXY names: anyone else could forge it.
     trustProxy: trustedProxies(services.config.trustProxy),
   };
-  const app = Fastify(serverOptions);
+  const app = options.tls ? secureFastify(serverOptions, options.tls, services.config.requestTimeouts.idleMs) : Fastify(serverOptions);
   registerValidation(app);
   registerJsonParser(app);
-  registerRequestTimeouts(app);
+  registerRequestTimeouts(app, services.config.requestTimeouts.idleMs);
   // Once the instance is shutting down, every response closes its connection: clients reconnect
   // (through the load balancer, elsewhere), and a request finishing during close leaves no idle
   // keep-alive connection behind for the server to wait on.
-  app.addHook('onSend', async (_request, reply) => {
-    if (services.readiness.draining) reply.header('Connection', 'close');
+  // HTTP/2 has no Connection header (Node drops it with a warning): a closing server sends its
+  // connections GOAWAY instead, and a refused body ends its stream, not the connection.
+  app.addHook('onSend', async (request, reply) => {
+    if (request.raw.httpVersionMajor === 2) reply.removeHeader('connection');
+    else if (services.readiness.draining) reply.header('Connection', 'close');
   });
   registerErrorHandling(app);
   await registerOpenApi(app, options.version ?? '0.0.0');
@@ -124,5 +142,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   if (services.schema) await app.register(schemaRoutes, { prefix: API_PREFIX, services, schema: services.schema });
   // The sign-in page lives beside the API, at /login, where Studio's auth provider points.
   await app.register(loginPageRoutes, { services });
+  // Its fallback (GET /*) answers only the GETs no other route matches.
+  if (services.config.studioDir) await app.register(studioRoutes, { root: services.config.studioDir });
   return app;
 }

@@ -66,7 +66,8 @@ export class ServerSentEventsSession implements ListenSession {
       ...headers,
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache, no-transform',
-      connection: 'keep-alive',
+      // HTTP/2 forbids connection headers (Node drops them with a warning): HTTP/1.1 only.
+      ...(response.req.httpVersionMajor === 1 ? { connection: 'keep-alive' } : {}),
       // Proxies such as nginx would otherwise hold events back in their buffers.
       'x-accel-buffering': 'no',
     });

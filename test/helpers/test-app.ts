@@ -4,6 +4,7 @@ import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logging.ts';
 import { closeServices, createServices, startWorkers } from '../../src/composition.ts';
 import { buildApp } from '../../src/http/app.ts';
+import type { TlsCredentials } from '../../src/http/tls.ts';
 import { bootstrapAdmin } from '../../src/identity/bootstrap-admin.ts';
 import type { Services } from '../../src/services.ts';
 import { createTestDatabase, type TestDatabase } from './engine.ts';
@@ -47,6 +48,8 @@ export interface TestAppOptions {
   workers?: boolean;
   /** Run on this database (another instance's, or a restarted one's) instead of a fresh one. */
   db?: TestDatabase;
+  /** Serve HTTPS with HTTP/2 (url is then https://). */
+  tls?: TlsCredentials;
 }
 
 export async function startTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
@@ -66,10 +69,10 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
   const services = await createServices(config, { ...(db.schema ? { schema: db.schema } : {}), log: createLogger('silent') });
   if (options.workers) startWorkers(services);
   await bootstrapAdmin(config, services.store, services.users);
-  const app = await buildApp(services);
+  const app = await buildApp(services, options.tls ? { tls: options.tls } : {});
   await app.listen({ port: 0, host: '127.0.0.1' });
   const { port } = app.server.address() as AddressInfo;
-  const url = `http://127.0.0.1:${port}`;
+  const url = `${options.tls ? 'https' : 'http'}://127.0.0.1:${port}`;
 
   const request = <T>(method: string, path: string, options: RequestOptions = {}) => httpRequest<T>(url, method, path, options);
 
@@ -88,7 +91,8 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
       // A response that ends just as the server closes leaves its kept-alive socket open, which
       // would hold the close for the keep-alive timeout: such sockets are closed after a moment.
       const closed = app.close();
-      const stragglers = setTimeout(() => app.server.closeAllConnections(), 500);
+      // (An HTTP/2 server has no closeAllConnections: Node closes its sessions itself.)
+      const stragglers = setTimeout(() => app.server.closeAllConnections?.(), 500);
       await closed;
       clearTimeout(stragglers);
       await closeServices(services);

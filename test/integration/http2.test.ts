@@ -1,0 +1,155 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { constants } from 'node:http2';
+import { get } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { WebSocket } from 'ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureLocalCertificate } from '../../src/http/local-certificate.ts';
+import { readTlsCredentials, type TlsCredentials } from '../../src/http/tls.ts';
+import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { connectHttp2, type Http2Client } from '../helpers/http2-client.ts';
+import { testEngine } from '../helpers/engine.ts';
+
+// Built-in TLS serves HTTP/2 (Sanity Studio's seven listeners stall six HTTP/1.1 connections) and
+// still HTTP/1.1 through ALPN: everything the API does must work on both.
+describe(`HTTPS with HTTP/2 (${testEngine})`, () => {
+  let dir: string;
+  let tls: TlsCredentials;
+  let app: TestApp;
+  let admin: string;
+  const clients: Http2Client[] = [];
+  /** A new connection: with REQUEST_IDLE_TIMEOUT_MS at 1 s, a connection idle between tests is closed. */
+  async function connect(): Promise<Http2Client> {
+    const client = await connectHttp2(app.url, tls.cert);
+    clients.push(client);
+    return client;
+  }
+  const warnings: string[] = [];
+  const onWarning = (warning: Error) => warnings.push(warning.message);
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'cms-h2-'));
+    tls = readTlsCredentials(await ensureLocalCertificate(join(dir, 'tls')));
+    process.on('warning', onWarning);
+    app = await startTestApp({ REQUEST_IDLE_TIMEOUT_MS: '1000', QUERY_TIMEOUT_MS: '60000', QUERY_SLICE_MS: '50' }, { tls });
+    const client = await connect();
+    const login = await client.request<{ accessToken: string }>('POST', '/api/v1/auth/login', { body: { email: 'admin@example.com', password: 'admin-password-1' } });
+    admin = login.body.accessToken;
+    const project = await client.request('POST', '/api/v1/projects', { token: admin, body: { name: 'H2', slug: 'h2', datasets: ['production'] } });
+    expect(project.status).toBe(201);
+    const docs = Array.from({ length: 60 }, (_, i) => ({ create: { _id: `doc-${i}`, _type: 'thing', n: i } }));
+    expect((await client.request('POST', '/api/v1/data/mutate/production', { token: admin, headers: { 'x-project': 'h2' }, body: { mutations: docs } })).status).toBe(200);
+  });
+  afterAll(async () => {
+    process.off('warning', onWarning);
+    await Promise.all(clients.map((client) => client.close()));
+    await app?.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('negotiates HTTP/2 through ALPN and answers the API over it', async () => {
+    const client = await connect();
+    expect(client.session.alpnProtocol).toBe('h2');
+    const health = await client.request<{ status: string }>('GET', '/api/v1/health');
+    expect(health.status).toBe(200);
+    expect(health.body.status).toBe('ok');
+    expect(health.headers['x-ratelimit-limit']).toBeDefined();
+  });
+
+  it('still answers HTTP/1.1 clients on the same port', async () => {
+    const version = await new Promise<string>((resolve, reject) => {
+      get(`${app.url}/api/v1/health`, { ca: tls.cert, servername: 'localhost' }, (response) => {
+        response.resume();
+        resolve(response.httpVersion);
+      }).on('error', reject);
+    });
+    expect(version).toBe('1.1');
+  });
+
+  it('streams Server-Sent Events over HTTP/2, several at once on one connection', async () => {
+    const client = await connect();
+    const query = encodeURIComponent('*[_type == "note"]');
+    const streams = Array.from({ length: 8 }, () =>
+      client.open('GET', `/api/v1/data/listen/production?query=${query}&includeResult=true`, { authorization: `Bearer ${admin}`, 'x-project': 'h2', accept: 'text/event-stream' }),
+    );
+    const texts = streams.map((stream) => {
+      const seen = { text: '' };
+      stream.setEncoding('utf8');
+      stream.on('data', (chunk: string) => (seen.text += chunk));
+      return seen;
+    });
+    await until(() => texts.every((seen) => seen.text.includes('event: welcome')));
+    const created = await client.request('POST', '/api/v1/data/mutate/production', { token: admin, headers: { 'x-project': 'h2' }, body: { mutations: [{ create: { _id: 'note-1', _type: 'note' } }] } });
+    expect(created.status).toBe(200);
+    await until(() => texts.every((seen) => seen.text.includes('"documentId":"note-1"')));
+    for (const stream of streams) stream.close();
+    // Connection headers are HTTP/1 only: none was set on an HTTP/2 response.
+    expect(warnings.filter((message) => /connection header/i.test(message))).toEqual([]);
+  });
+
+  it('upgrades WebSocket listeners on HTTP/1.1 connections of the TLS server', async () => {
+    const socket = new WebSocket(`${app.url.replace(/^https/, 'wss')}/api/v1/data/listen/production?project=h2`, {
+      headers: { authorization: `Bearer ${admin}` },
+      ca: tls.cert,
+    });
+    const messages: { type: string }[] = [];
+    socket.on('message', (data) => messages.push(JSON.parse(String(data)) as { type: string }));
+    await new Promise<void>((resolve, reject) => {
+      socket.once('open', () => resolve());
+      socket.once('error', reject);
+    });
+    socket.send(JSON.stringify({ type: 'subscribe', query: '*[_type == "note"]' }));
+    await until(() => messages.some((message) => message.type === 'welcome'));
+    socket.close();
+  });
+
+  it('cuts off a stream whose body stalls; the server goes on', async () => {
+    const client = await connect();
+    const stalled = client.open('POST', '/api/v1/data/mutate/production', {
+      authorization: `Bearer ${admin}`,
+      'x-project': 'h2',
+      'content-type': 'application/json',
+      'content-length': '1000',
+    });
+    stalled.on('error', () => undefined);
+    stalled.write('{"mutations": [');
+    const answered = { status: 0 };
+    stalled.on('response', (headers) => (answered.status = Number(headers[':status'])));
+    await new Promise<void>((resolve) => stalled.once('close', () => resolve()));
+    expect(answered.status).toBe(0);
+    expect(stalled.rstCode).toBe(constants.NGHTTP2_CANCEL);
+    expect((await (await connect()).request('GET', '/api/v1/health')).status).toBe(200);
+  });
+
+  it('answers a request that the server takes longer than the idle timeout to compute', async () => {
+    const client = await connect();
+    // 60^4 evaluations: seconds in a query worker while the connection carries no frame.
+    const query = 'count(*[_type == "thing" && count(*[count(*[count(*[n + ^.n + ^.^.n + ^.^.^.n == -1]) == 0]) == 0]) == 0])';
+    const response = await client.request<{ result: number }>('POST', '/api/v1/data/query/production', { token: admin, headers: { 'x-project': 'h2' }, body: { query } });
+    expect(response.status).toBe(200);
+    expect(response.body.result).toBe(60);
+  });
+
+  it('on close, tells open listeners to reconnect and ends their streams', async () => {
+    const client = await connect();
+    const stream = client.open('GET', `/api/v1/data/listen/production?query=${encodeURIComponent('*')}`, { authorization: `Bearer ${admin}`, 'x-project': 'h2' });
+    const seen = { text: '', ended: false };
+    stream.setEncoding('utf8');
+    stream.on('data', (chunk: string) => (seen.text += chunk));
+    stream.on('close', () => (seen.ended = true));
+    await until(() => seen.text.includes('event: welcome'));
+    const closing = app.app.close();
+    await until(() => seen.ended);
+    await closing;
+    expect(seen.text).toContain('event: reconnect');
+  });
+});
+
+async function until(condition: () => boolean, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

@@ -1,0 +1,101 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.ts';
+import { startServer } from '../../src/server.ts';
+import { ensureLocalCertificate } from '../../src/http/local-certificate.ts';
+import { expectErrorBody, startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { testEngine } from '../helpers/engine.ts';
+
+const INDEX = '<!doctype html><html><head><script type="module" src="/static/sanity-AbC123xy.js"></script></head><body id="sanity"></body></html>';
+
+/** A stand-in for `sanity build` output: index.html, hashed chunks under static/, a favicon. */
+function fakeStudioBuild(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'cms-studio-'));
+  mkdirSync(join(dir, 'static'));
+  writeFileSync(join(dir, 'index.html'), INDEX);
+  writeFileSync(join(dir, 'static', 'sanity-AbC123xy.js'), 'console.log("studio")');
+  writeFileSync(join(dir, 'static', 'manifest.webmanifest'), '{}');
+  writeFileSync(join(dir, 'favicon.ico'), 'icon');
+  return dir;
+}
+
+describe(`a built Sanity Studio served on the service's origin (${testEngine})`, () => {
+  let studioDir: string;
+  let app: TestApp;
+
+  beforeAll(async () => {
+    studioDir = fakeStudioBuild();
+    app = await startTestApp({ STUDIO_DIR: studioDir });
+  });
+  afterAll(async () => {
+    await app.close();
+    rmSync(studioDir, { recursive: true, force: true });
+  });
+
+  it('serves its files without credentials; hashed chunks are cached for good, the rest revalidated', async () => {
+    const chunk = await app.request('GET', '/static/sanity-AbC123xy.js');
+    expect(chunk.status).toBe(200);
+    expect(chunk.headers.get('content-type')).toMatch(/javascript/);
+    expect(chunk.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+    const manifest = await app.request('GET', '/static/manifest.webmanifest');
+    expect(manifest.status).toBe(200);
+    expect(manifest.headers.get('cache-control')).toBe('no-cache');
+    expect((await app.request('GET', '/favicon.ico')).status).toBe(200);
+  });
+
+  it('answers its own routes with index.html, which the studio routes in the browser', async () => {
+    for (const path of ['/', '/structure', '/structure/post;abc123', '/intent/edit/id=x;type=post/?a=1']) {
+      const page = await app.request('GET', path);
+      expect(page.status, path).toBe(200);
+      expect(page.headers.get('content-type')).toMatch(/^text\/html/);
+      expect(page.headers.get('cache-control')).toBe('no-cache');
+      expect(page.body).toBe(INDEX);
+    }
+  });
+
+  it('never answers API paths or other methods: those keep their own 404', async () => {
+    for (const path of ['/api', '/api/', '/api/v1/no-such-route', '/api/v2025-02-19/nothing']) {
+      expectErrorBody(await app.request('GET', path), 404);
+    }
+    expectErrorBody(await app.request('POST', '/structure'), 404);
+    expect((await app.request('GET', '/api/v1/health')).status).toBe(200);
+  });
+
+  it('leaves /login to the sign-in page', async () => {
+    const login = await app.request<string>('GET', '/login');
+    expect(login.body).not.toBe(INDEX);
+  });
+
+  it('cms serve with TLS_* and STUDIO_DIR prints its https URLs', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'cms-studio-serve-'));
+    const lines: string[] = [];
+    try {
+      const certificate = await ensureLocalCertificate(join(dataDir, 'tls'));
+      const env = { DATA_DIR: dataDir, PORT: '0', STUDIO_DIR: studioDir, TLS_CERT_FILE: certificate.certFile, TLS_KEY_FILE: certificate.keyFile, LOG_LEVEL: 'silent', BCRYPT_ROUNDS: '4' };
+      const server = await startServer(loadConfig(env), (line) => lines.push(line));
+      await server.close();
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+    expect(lines[0]).toMatch(/^Content service listening on https:\/\/127\.0\.0\.1:\d+\/api\/v1 /);
+    expect(lines).toContainEqual(expect.stringMatching(/^Sanity Studio: https:\/\/127\.0\.0\.1:\d+\/ \(from /));
+  });
+
+  it('is not served without STUDIO_DIR, and a folder without a build stops the start', async () => {
+    const plain = await startTestApp();
+    try {
+      expectErrorBody(await plain.request('GET', '/structure'), 404);
+    } finally {
+      await plain.close();
+    }
+    const empty = mkdtempSync(join(tmpdir(), 'cms-studio-empty-'));
+    try {
+      const config = loadConfig({ STUDIO_DIR: empty, DATA_DIR: empty, PORT: '0' });
+      await expect(startServer(config, () => undefined)).rejects.toThrow(/STUDIO_DIR .* has no index.html: build the studio first/);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+  });
+});
