@@ -168,15 +168,16 @@ describe(`listener events of transactions, as Studio's mutator reads them (${tes
     const without = await listen('*[_type == "fx"]', {}, '&includeResult=true');
     ok(await mutate([{ create: { _id: 'fx-1', _type: 'fx', title: 'Hello', tags: ['a', 'b'], body: { text: 'one' } } }]));
     ok(await mutate([{ patch: { id: 'fx-1', set: { title: 'Hello, world', 'body.text': 'two' }, insert: { after: 'tags[-1]', items: ['c'] } } }]));
+    ok(await mutate([{ patch: { id: 'fx-1', unset: ['tags[0]'], set: { 'body.more': [1, 2] } } }]));
     ok(await mutate([{ delete: { id: 'fx-1' } }]));
-    for (const event of await take(withEffects, 3)) {
+    for (const event of await take(withEffects, 4)) {
       const effects = event.effects as { apply: unknown[]; revert: unknown[] };
       const before = withoutRev(event.previous);
       const after = withoutRev(event.result);
       expect(applyPatch(before, effects.apply as never)).toEqual(after);
       expect(applyPatch(after, effects.revert as never)).toEqual(before);
     }
-    for (const event of await take(without, 3)) expect(event).not.toHaveProperty('effects');
+    for (const event of await take(without, 4)) expect(event).not.toHaveProperty('effects');
   });
 
   it('counts an import of more changes than are read or kept at once as one transaction, in order', async () => {
