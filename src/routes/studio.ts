@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyPluginAsync } from 'fastify';
@@ -21,12 +22,43 @@ export function assertStudioBuild(root: string): void {
 }
 
 /**
+ * What the studio's page may load and connect to: this origin only (plus its own inline scripts,
+ * by hash, and the styles styled-components writes at run time). Studio's bundle would also poll
+ * Sanity's CDN for newer versions (every 15 minutes, not configurable): the browser refuses it.
+ */
+export function studioContentSecurityPolicy(html: string): string {
+  const inlineScripts = [...html.matchAll(/<script\b(?![^>]*\bsrc=)[^>]*>([\s\S]*?)<\/script>/g)];
+  const hashes = inlineScripts.map((match) => `'sha256-${createHash('sha256').update(match[1] ?? '').digest('base64')}'`);
+  return [
+    "default-src 'self'",
+    `script-src 'self' ${hashes.join(' ')}`.trim(),
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    "font-src 'self' data:",
+    "connect-src 'self'",
+    "worker-src 'self' blob:",
+    "frame-ancestors 'self'",
+    "base-uri 'self'",
+    "form-action 'self'",
+    "object-src 'none'",
+  ].join('; ');
+}
+
+/**
  * A built Sanity Studio (STUDIO_DIR, the output of `sanity build`) on the service's own origin:
  * its files as they are, and index.html for every other GET outside the API, because Studio
- * routes in the browser (/structure/post;abc reloads as index.html).
+ * routes in the browser (/structure/post;abc reloads as index.html). The build is read at start:
+ * restart the service after building again.
  */
 export const studioRoutes: FastifyPluginAsync<{ root: string }> = async (app, { root }) => {
   assertStudioBuild(root);
+  const index = readFileSync(join(root, 'index.html'), 'utf8');
+  const pageHeaders = {
+    'content-type': 'text/html; charset=utf-8',
+    'cache-control': 'no-cache',
+    'content-security-policy': studioContentSecurityPolicy(index),
+    'x-content-type-options': 'nosniff',
+  };
   // The studio's files are public (its sign-in happens in the browser); @fastify/static takes no
   // route config, so every route of this plugin is marked here.
   app.addHook('onRoute', (route) => {
@@ -37,6 +69,8 @@ export const studioRoutes: FastifyPluginAsync<{ root: string }> = async (app, { 
     // One route per built file, found at start; everything else reaches the fallback below.
     wildcard: false,
     index: false,
+    // The page itself is answered below, with its security policy.
+    globIgnore: ['index.html'],
     // Hashed chunks are cached for good; the rest is revalidated, so a new build shows at once.
     cacheControl: false,
     setHeaders: (response, path) => {
@@ -47,6 +81,6 @@ export const studioRoutes: FastifyPluginAsync<{ root: string }> = async (app, { 
   app.get('/*', { schema: { hide: true } }, async (request, reply) => {
     const path = request.url.split('?', 1)[0] ?? '/';
     if (isServicePath(path)) return reply.callNotFound();
-    return reply.header('cache-control', 'no-cache').sendFile('index.html');
+    return reply.headers(pageHeaders).send(index);
   });
 };

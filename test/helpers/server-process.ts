@@ -54,7 +54,7 @@ export async function startServerProcess(env: Record<string, string>, options: {
   const deadline = Date.now() + (options.startTimeoutMs ?? 30_000);
   let url: string | undefined;
   while (!url) {
-    url = /listening on (http:\/\/\S+?)\/api\/v1/.exec(output.stdout)?.[1];
+    url = /listening on (https?:\/\/\S+?)\/api\/v1/.exec(output.stdout)?.[1];
     if (url) break;
     if (gone || Date.now() > deadline) {
       child.kill('SIGKILL');

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +9,8 @@ import { ensureLocalCertificate } from '../../src/http/local-certificate.ts';
 import { expectErrorBody, startTestApp, type TestApp } from '../helpers/test-app.ts';
 import { testEngine } from '../helpers/engine.ts';
 
-const INDEX = '<!doctype html><html><head><script type="module" src="/static/sanity-AbC123xy.js"></script></head><body id="sanity"></body></html>';
+const INLINE_SCRIPT = 'window.__studioErrors = [];';
+const INDEX = `<!doctype html><html><head><script>${INLINE_SCRIPT}</script><script type="module" src="/static/sanity-AbC123xy.js"></script></head><body id="sanity"></body></html>`;
 
 /** A stand-in for `sanity build` output: index.html, hashed chunks under static/, a favicon. */
 function fakeStudioBuild(): string {
@@ -46,13 +48,23 @@ describe(`a built Sanity Studio served on the service's origin (${testEngine})`,
   });
 
   it('answers its own routes with index.html, which the studio routes in the browser', async () => {
-    for (const path of ['/', '/structure', '/structure/post;abc123', '/intent/edit/id=x;type=post/?a=1']) {
+    for (const path of ['/', '/index.html', '/structure', '/structure/post;abc123', '/intent/edit/id=x;type=post/?a=1']) {
       const page = await app.request('GET', path);
       expect(page.status, path).toBe(200);
       expect(page.headers.get('content-type')).toMatch(/^text\/html/);
       expect(page.headers.get('cache-control')).toBe('no-cache');
       expect(page.body).toBe(INDEX);
     }
+  });
+
+  it("limits the page to its own origin and its own inline scripts (Studio's update check on Sanity's CDN is refused)", async () => {
+    const policy = (await app.request('GET', '/structure')).headers.get('content-security-policy') ?? '';
+    const directives = new Map(policy.split(/;\s*/).map((directive) => [directive.split(' ')[0], directive]));
+    const hash = createHash('sha256').update(INLINE_SCRIPT).digest('base64');
+    expect(directives.get('script-src')).toBe(`script-src 'self' 'sha256-${hash}'`);
+    expect(directives.get('connect-src')).toBe("connect-src 'self'");
+    expect(directives.get('default-src')).toBe("default-src 'self'");
+    expect(directives.get('frame-ancestors')).toBe("frame-ancestors 'self'");
   });
 
   it('never answers API paths or other methods: those keep their own 404', async () => {
