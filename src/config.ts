@@ -30,6 +30,8 @@ export interface Config {
   readonly bcryptRounds: number;
   readonly rateLimitPerMinute: number;
   readonly rateLimitAuthPerMinute: number;
+  /** Per-minute limit of login-page sessions (Sanity Studio). */
+  readonly rateLimitSessionPerMinute: number;
   readonly webhookAllowPrivateUrls: boolean;
   readonly schedulerIntervalMs: number;
   readonly schemaPath: string | undefined;
@@ -300,6 +302,7 @@ export function loadConfig(env: Env = process.env): Config {
     bcryptRounds: integer(env, 'BCRYPT_ROUNDS', 12, 4, 31),
     rateLimitPerMinute: integer(env, 'RATE_LIMIT_PER_MINUTE', 100, 1, 1_000_000_000),
     rateLimitAuthPerMinute: integer(env, 'RATE_LIMIT_AUTH_PER_MINUTE', 10, 1, 1_000_000_000),
+    rateLimitSessionPerMinute: integer(env, 'RATE_LIMIT_SESSION_PER_MINUTE', 2000, 1, 1_000_000_000),
     webhookAllowPrivateUrls: boolean(env, 'WEBHOOK_ALLOW_PRIVATE_URLS'),
     schedulerIntervalMs: integer(env, 'SCHEDULER_INTERVAL_MS', 1000, 10, 86_400_000),
     schemaPath: optional(env, 'SCHEMA_PATH'),

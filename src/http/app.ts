@@ -112,6 +112,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     rateLimiter: services.rateLimiter,
     limitPerMinute: services.config.rateLimitPerMinute,
     authLimitPerMinute: services.config.rateLimitAuthPerMinute,
+    sessionLimitPerMinute: services.config.rateLimitSessionPerMinute,
   });
   const routeGroups = [
     healthRoutes,

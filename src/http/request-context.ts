@@ -5,6 +5,7 @@ import type { Principal } from '../access/principal.ts';
 import type { AuthService } from '../identity/auth-service.ts';
 import type { RateLimiter } from './rate-limit/rate-limiter.ts';
 import { SESSION_COOKIE } from './session-cookie.ts';
+import { SESSION_TOKEN_PREFIX } from '../identity/auth-service.ts';
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -35,6 +36,8 @@ export interface RequestContextOptions {
   rateLimiter: RateLimiter;
   limitPerMinute: number;
   authLimitPerMinute: number;
+  /** Requests of login-page sessions (Sanity Studio): an editing UI makes many small requests. */
+  sessionLimitPerMinute: number;
 }
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
@@ -62,9 +65,9 @@ async function requestContext(app: FastifyInstance, options: RequestContextOptio
       }
     }
 
-    const group = config.rateLimitGroup === 'auth' ? 'auth' : 'api';
+    const group = rateLimitGroupOf(request);
     const subject = request.principal ? `${request.principal.kind}:${request.principal.id}` : `ip:${request.ip}`;
-    const limit = group === 'auth' ? options.authLimitPerMinute : options.limitPerMinute;
+    const limit = group === 'auth' ? options.authLimitPerMinute : group === 'session' ? options.sessionLimitPerMinute : options.limitPerMinute;
     const decision = await options.rateLimiter.hit(`${group}:${subject}`, limit);
     reply.header('X-RateLimit-Limit', decision.limit);
     reply.header('X-RateLimit-Remaining', decision.remaining);
@@ -81,6 +84,17 @@ async function requestContext(app: FastifyInstance, options: RequestContextOptio
       throw unauthorized('Missing bearer token: send Authorization: Bearer <token>');
     }
   });
+}
+
+/**
+ * Which counter a request counts against: `/auth/*` and the login page have their own, stricter
+ * one; a login-page session (Studio, which makes hundreds of requests a minute while an editor
+ * works) its own, larger one; everything else SPEC.md's per-minute limit.
+ */
+function rateLimitGroupOf(request: FastifyRequest): 'auth' | 'session' | 'api' {
+  if (request.routeOptions.config.rateLimitGroup === 'auth') return 'auth';
+  if (request.principal?.kind === 'user' && credentialOf(request)?.startsWith(SESSION_TOKEN_PREFIX)) return 'session';
+  return 'api';
 }
 
 async function identify(request: FastifyRequest, auth: AuthService): Promise<Principal | null> {

@@ -87,6 +87,25 @@ describe(`signing in for Sanity Studio (${testEngine})`, () => {
     expectErrorBody(await me(token), 401);
   });
 
+  it('counts Studio sessions against their own, larger rate limit', async () => {
+    const limited = await startTestApp({ RATE_LIMIT_PER_MINUTE: '5', RATE_LIMIT_SESSION_PER_MINUTE: '40' });
+    try {
+      const token = tokenOf(await signInThroughPage(limited, ADMIN_EMAIL, ADMIN_PASSWORD, `${limited.url}/`));
+      const statuses = [];
+      for (let i = 0; i < 20; i++) statuses.push((await limited.request('GET', '/api/v2021-06-07/users/me', { token })).status);
+      expect(statuses.every((status) => status === 200)).toBe(true);
+      const response = await limited.request('GET', '/api/v2021-06-07/users/me', { token });
+      expect(response.headers.get('x-ratelimit-limit')).toBe('40');
+      const jwt = await limited.login();
+      const jwtStatuses = [];
+      for (let i = 0; i < 6; i++) jwtStatuses.push((await limited.request('GET', '/api/v1/users/me', { token: jwt })).status);
+      expect(jwtStatuses.slice(0, 5)).toEqual([200, 200, 200, 200, 200]);
+      expect(jwtStatuses[5]).toBe(429);
+    } finally {
+      await limited.close();
+    }
+  });
+
   it('lasts SESSION_EXPIRES_IN', async () => {
     const brief = await startTestApp({ SESSION_EXPIRES_IN: '1s' });
     try {
