@@ -1,3 +1,4 @@
+import { pathToFileURL } from 'node:url';
 import { prepareStudio } from '../../src/cli/studio-build.ts';
 
 /** The project and dataset the journey's studio is built for (also studio/'s own defaults). */
@@ -13,4 +14,4 @@ export function ensureJourneyStudio(out: (line: string) => void = (line) => proc
 }
 
 // `node test/browser/studio-build.ts`: .ci/run builds before the test, so its time shows apart.
-if (import.meta.url === `file://${process.argv[1]}`) await ensureJourneyStudio();
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) await ensureJourneyStudio();
