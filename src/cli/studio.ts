@@ -17,12 +17,6 @@ type Out = (line: string) => void;
 
 const DEFAULT_PROJECT = 'blog';
 const DEFAULT_DATASET = 'production';
-/**
- * Requests per minute per user unless RATE_LIMIT_PER_MINUTE is set. An editor's Studio sends about
- * 300 a minute while they work (queries, previews, listeners, commits as they type); with the API's
- * default of 100 it gets 429s within a minute, and its uploads and commits fail.
- */
-export const STUDIO_RATE_LIMIT_PER_MINUTE = 1200;
 /** Sanity Studio's rule for project ids; the service takes a project's slug or id in its place. */
 const STUDIO_PROJECT_ID = /^[-a-z0-9]+$/;
 
@@ -45,7 +39,6 @@ export async function runStudio(options: StudioOptions, env: NodeJS.ProcessEnv =
     generated = true;
     if (certificate.created) out(`Made a self-signed certificate for localhost: ${certificate.certFile} (its key stays in ${join(base.dataDir, 'tls')})`);
   }
-  if (!env.RATE_LIMIT_PER_MINUTE) overrides.RATE_LIMIT_PER_MINUTE = String(STUDIO_RATE_LIMIT_PER_MINUTE);
   const config = loadConfig({ ...env, ...overrides });
   const server = await startServer(config, out);
   closeOnSignals(server, { timeoutMs: config.shutdownTimeoutMs, log: server.services.log });
