@@ -17,8 +17,11 @@ export default defineConfig({
   title: 'Blog',
   projectId,
   dataset,
-  // The client builds `${apiHost}/v<apiVersion>/...`; the service answers under /api.
-  apiHost: `${apiOrigin}/api`,
+  // The client builds `${apiHost}/v<apiVersion>/...`; the service answers under /api, and
+  // /api/p/<project> names the project in every URL, as Sanity's <project>.api.sanity.io does:
+  // Studio's listeners and history requests carry no project header, and every project may have
+  // a dataset called production.
+  apiHost: `${apiOrigin}/api/p/${projectId}`,
   // Sanity's client would otherwise call https://<projectId>.<apiHost>; the service reads the
   // project from the X-Sanity-Project-ID header instead.
   unstable_clientFactory: (options) => createClient({ ...options, useProjectHostname: false }),

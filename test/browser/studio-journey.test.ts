@@ -76,6 +76,9 @@ describe('Sanity Studio: an editor’s journey', () => {
     admin = login.body.accessToken;
     const project = await api.request('POST', '/api/v1/projects', { token: admin, body: { name: 'Blog', slug: JOURNEY_PROJECT, datasets: [JOURNEY_DATASET] } });
     expect(project.status, JSON.stringify(project.body)).toBe(201);
+    // Another project with a dataset of the same name: Studio's requests must name theirs.
+    const other = await api.request('POST', '/api/v1/projects', { token: admin, body: { name: 'Shop', slug: 'shop', datasets: [JOURNEY_DATASET] } });
+    expect(other.status, JSON.stringify(other.body)).toBe(201);
     const editor = await api.request('POST', '/api/v1/users', { token: admin, body: { ...EDITOR, role: 'editor' } });
     expect(editor.status, JSON.stringify(editor.body)).toBe(201);
     await write([{ createOrReplace: AUTHOR }, { createOrReplace: WELCOME }]);
@@ -156,11 +159,12 @@ describe('Sanity Studio: an editor’s journey', () => {
       await sharp({ create: { width: 320, height: 200, channels: 3, background: { r: 230, g: 120, b: 40 } } }).png().toFile(file);
       const input = await page().waitForSelector('[data-testid="image-input"] input[type=file]');
       await input!.uploadFile(file);
-      // The preview is an <img> on the service's /api/images/... URL, loaded without a bearer token.
+      // The preview is an <img> on the service's /api/p/<project>/images/... URL, loaded without a
+      // bearer token (the sign-in's cookie lets it through).
       await page().waitForFunction(
         () => {
           const img = document.querySelector<HTMLImageElement>('[data-testid="image-input"] img');
-          return img !== null && img.complete && img.naturalWidth > 0 && img.src.includes('/api/images/');
+          return img !== null && img.complete && img.naturalWidth > 0 && /\/api\/p\/[^/]+\/images\//.test(img.src);
         },
         { timeout: 60_000 },
       );

@@ -1,4 +1,4 @@
-import { connect, type ClientHttp2Session, type ClientHttp2Stream, type IncomingHttpHeaders } from 'node:http2';
+import { connect as http2Connect, type ClientHttp2Session, type ClientHttp2Stream, type IncomingHttpHeaders } from 'node:http2';
 import type { RequestOptions } from './test-app.ts';
 
 export interface Http2Response<T = unknown> {
@@ -17,19 +17,28 @@ export interface Http2Client {
 }
 
 export async function connectHttp2(baseUrl: string, ca: Buffer): Promise<Http2Client> {
-  const session = connect(baseUrl, { ca, servername: 'localhost' });
-  session.on('error', () => undefined);
-  await new Promise<void>((resolve, reject) => {
-    session.once('connect', () => resolve());
-    session.once('error', reject);
-  });
-
+  const connect = async () => {
+    const session = http2Connect(baseUrl, { ca, servername: 'localhost' });
+    session.on('error', () => undefined);
+    await new Promise<void>((resolve, reject) => {
+      session.once('connect', () => resolve());
+      session.once('error', reject);
+    });
+    return session;
+  };
+  let session = await connect();
+  // A server closes a connection that stays idle (REQUEST_IDLE_TIMEOUT_MS); browsers then open a
+  // new one, and so does this client.
+  const current = async () => (session.closed || session.destroyed ? (session = await connect()) : session);
   const open = (method: string, path: string, headers: Record<string, string> = {}) => session.request({ ':method': method, ':path': path, ...headers });
 
   return {
-    session,
+    get session() {
+      return session;
+    },
     open,
     async request<T>(method: string, path: string, options: RequestOptions = {}) {
+      await current();
       const headers: Record<string, string> = { ...options.headers };
       if (options.token) headers.authorization = `Bearer ${options.token}`;
       let body = options.rawBody;
