@@ -70,3 +70,9 @@ export function openDocumentId(url: string): string {
   if (!match?.[1]) throw new Error(`no document is open at ${url}`);
   return match[1];
 }
+
+/** Clicks what `selector` finds once it is there, looked up again for the click: Studio renders panes again while they load. */
+export async function clickWhenReady(page: Page, selector: string, timeoutMs = 30_000): Promise<void> {
+  await page.waitForSelector(selector, { timeout: timeoutMs });
+  await page.click(selector);
+}

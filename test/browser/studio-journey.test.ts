@@ -9,7 +9,7 @@ import { connectHttp2, type Http2Client } from '../helpers/http2-client.ts';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
 import { ADMIN_EMAIL, ADMIN_PASSWORD } from '../helpers/test-app.ts';
 import { launchBrowser, type BrowserSession } from './browser-session.ts';
-import { Journey, openDocumentId, settledStatus, until } from './journey.ts';
+import { clickWhenReady, Journey, openDocumentId, settledStatus, until } from './journey.ts';
 import { ensureJourneyStudio, JOURNEY_DATASET, JOURNEY_PROJECT } from './studio-build.ts';
 
 const EDITOR = { email: 'edna@example.com', name: 'Edna Editor', password: 'edna-password-1' };
@@ -101,8 +101,7 @@ describe('Sanity Studio: an editor’s journey', () => {
   it(STEP.signIn, () =>
     journey.step(STEP.signIn, [], async () => {
       // Studio's "Choose login provider" screen links to the service's /login page.
-      const provider = await page().waitForSelector('a[href*="/login?"]', { timeout: 60_000 });
-      await provider!.click();
+      await clickWhenReady(page(), 'a[href*="/login?"]', 60_000);
       await page().waitForSelector('input[name=email]');
       await page().type('input[name=email]', EDITOR.email);
       await page().type('input[name=password]', EDITOR.password);
@@ -115,7 +114,7 @@ describe('Sanity Studio: an editor’s journey', () => {
 
   it(STEP.list, () =>
     journey.step(STEP.list, [STEP.signIn], async () => {
-      await page().click('[data-testid="pane-item-Post"]');
+      await clickWhenReady(page(), '[data-testid="pane-item-Post"]');
       await page().waitForSelector('[data-testid="document-list-pane"]');
       await page().waitForFunction(
         (title) => document.querySelector('[data-testid="document-list-pane"]')?.textContent?.includes(title),
@@ -126,11 +125,14 @@ describe('Sanity Studio: an editor’s journey', () => {
 
   it(STEP.create, () =>
     journey.step(STEP.create, [STEP.list], async () => {
-      await page().click('[data-testid="document-list-pane"] [data-testid="action-intent-button"], [data-testid="action-intent-button"]');
-      // The form is read-only until the new document's permissions and state have loaded.
-      const title = await page().waitForSelector('[data-testid="field-title"] input:not([readonly]):not([disabled])', { timeout: 30_000 });
-      await title!.click();
-      await title!.type(TITLE, { delay: 40 });
+      await clickWhenReady(page(), '[data-testid="action-intent-button"]');
+      // The form is read-only, and its inputs are rendered again, until the new document's
+      // permissions and state have loaded; the footer's actions come with them.
+      const input = '[data-testid="field-title"] input:not([readonly]):not([disabled])';
+      await page().waitForSelector(`[data-testid="pane-footer"] [data-testid="action-publish"]`, { timeout: 30_000 });
+      await page().waitForSelector(input, { timeout: 30_000 });
+      await page().click(input);
+      await page().type(input, TITLE, { delay: 40 });
       postId = openDocumentId(page().url());
       await until('the typed title to reach the service', async () => ((await stored(`drafts.${postId}`))?.title === TITLE ? true : undefined));
       const status = await settledStatus(page());
@@ -179,8 +181,8 @@ describe('Sanity Studio: an editor’s journey', () => {
 
   it(STEP.reference, () =>
     journey.step(STEP.reference, [STEP.create], async () => {
-      const search = await page().waitForSelector('[data-testid="reference-input"] input');
-      await search!.type('Ada', { delay: 60 });
+      await clickWhenReady(page(), '[data-testid="reference-input"] input');
+      await page().type('[data-testid="reference-input"] input', 'Ada', { delay: 60 });
       // The options' previews load after the search answers.
       const option = await page().waitForFunction(
         (name) => [...document.querySelectorAll<HTMLElement>('[data-testid="autocomplete-popover"] [role=option] button')].find((button) => button.textContent?.includes(name)),
@@ -200,25 +202,25 @@ describe('Sanity Studio: an editor’s journey', () => {
   it(STEP.unpublish, () =>
     journey.step(STEP.unpublish, [STEP.publish], async () => {
       // Studio 4.22.1 offers Unpublish only in the Published perspective.
-      await page().click('[data-testid="global-perspective-menu-button"]');
-      await (await page().waitForSelector('[data-testid="release-published"]'))!.click();
-      await (await page().waitForSelector('[data-testid="action-unpublish"]', { timeout: 30_000 }))!.click();
+      await clickWhenReady(page(), '[data-testid="global-perspective-menu-button"]');
+      await clickWhenReady(page(), '[data-testid="release-published"]');
+      await clickWhenReady(page(), '[data-testid="action-unpublish"]', 30_000);
       // The post has a draft (the image and the author), so Studio asks first; the dialog looks
       // for documents that refer to this one before it enables its button.
-      await (await page().waitForSelector('[data-testid="confirm-button"]:not([disabled])', { timeout: 30_000 }))!.click();
+      await clickWhenReady(page(), '[data-testid="confirm-button"]:not([disabled])', 30_000);
       await until('the published post to be gone', async () => ((await stored(postId)) === undefined ? true : undefined));
       expect(await stored(`drafts.${postId}`)).toMatchObject({ title: TITLE });
-      await page().click('[data-testid="global-perspective-menu-button"]');
-      await (await page().waitForSelector('[data-testid="release-drafts"]'))!.click();
+      await clickWhenReady(page(), '[data-testid="global-perspective-menu-button"]');
+      await clickWhenReady(page(), '[data-testid="release-drafts"]');
       await page().waitForFunction(() => !location.search.includes('perspective=published'), { timeout: 30_000 });
     }));
 
   it(STEP.remove, () =>
     journey.step(STEP.remove, [STEP.create], async () => {
-      await (await page().waitForSelector('[data-testid="pane-footer"] [data-testid="action-menu-button"]'))!.click();
-      await (await page().waitForSelector('[data-testid="action-Delete"]'))!.click();
+      await clickWhenReady(page(), '[data-testid="pane-footer"] [data-testid="action-menu-button"]');
+      await clickWhenReady(page(), '[data-testid="action-Delete"]');
       // The dialog first looks for documents that refer to this one, then offers to delete.
-      await (await page().waitForSelector('[data-testid="confirm-button"]:not([disabled])', { timeout: 30_000 }))!.click();
+      await clickWhenReady(page(), '[data-testid="confirm-button"]:not([disabled])', 30_000);
       await until('the post and its draft to be gone', async () =>
         (await stored(postId)) === undefined && (await stored(`drafts.${postId}`)) === undefined ? true : undefined,
       );
