@@ -37,6 +37,8 @@ export default defineConfig({
   releases: { enabled: false },
   scheduledPublishing: { enabled: false },
   tasks: { enabled: false },
+  // Comments live in an add-on dataset that Sanity creates for a project; the service has none.
+  document: { comments: { enabled: false } },
   plugins: [structureTool()],
   schema: { types: schemaTypes },
 });
