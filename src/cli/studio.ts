@@ -50,7 +50,8 @@ export async function runStudio(options: StudioOptions, env: NodeJS.ProcessEnv =
   if (generated) {
     out('The certificate is self-signed, so the browser warns once ("Your connection is not private"):');
     out('that is expected for this local certificate; choose Advanced, then Proceed to localhost.');
-    out('For a trusted certificate, serve through Caddy or nginx (README, "Editing with Sanity Studio").');
+    out('For a certificate the browser trusts, set TLS_CERT_FILE and TLS_KEY_FILE, or serve through Caddy or nginx');
+    out('(README, "Editing with Sanity Studio").');
   }
 }
 
