@@ -10,7 +10,8 @@ import { SANITY_PROJECT_HEADER } from '../projects/data-project-resolver.ts';
  * same shapes; everything else on `/api/v1/` keeps SPEC.md's shapes exactly.
  */
 const VERSIONED = /^\/api\/(vX|v\d{4}-\d{2}-\d{2}|v1)(\/.*)?$/;
-const sanityRequests = new WeakSet<IncomingMessage>();
+/** The version prefix each request came with (`vX`, `v2025-02-19`), when it was not v1. */
+const sanityRequests = new WeakMap<IncomingMessage, string>();
 
 /**
  * Asset URLs that Sanity's image-url builder makes from `apiHost` carry no version
@@ -43,8 +44,17 @@ export function rewriteVersionedUrl(request: IncomingMessage): string {
   if (UNVERSIONED_ASSETS.test(url)) return `/api/v1${url.slice('/api'.length)}`;
   const match = VERSIONED.exec(url.split('?')[0] ?? url);
   if (!match || match[1] === 'v1') return url;
-  sanityRequests.add(request);
+  sanityRequests.set(request, match[1]!);
   return `/api/v1${url.slice(`/api/${match[1]}`.length)}`;
+}
+
+/**
+ * Whether the request's API version is 2025-02-19 or later (or vX): from that version on, Sanity's
+ * queries default to the published perspective instead of raw.
+ */
+export function isPublishedByDefault(request: FastifyRequest): boolean {
+  const version = sanityRequests.get(request.raw);
+  return version !== undefined && (version === 'vX' || version.slice(1) >= '2025-02-19');
 }
 
 /** Whether to answer in Sanity's shapes. */

@@ -71,7 +71,8 @@ describe(`Sanity's API dialect (${testEngine})`, () => {
       { _id: 'one', title: 'One, edited' },
       { _id: 'two', title: 'Two' },
     ]);
-    expectErrorBody(await get('/api/v1/data/query/production?query=*&perspective=future'), 400);
+    expectErrorBody(await get('/api/v1/data/query/production?query=*&perspective=not%20a%20layer'), 400);
+    expectErrorBody(await get('/api/v1/data/query/production?query=*&perspective=published,drafts'), 400);
   });
 
   it('takes transactionId, visibility, autoGenerateArrayKeys and diffMatchPatch on mutations', async () => {

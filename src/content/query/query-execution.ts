@@ -1,7 +1,7 @@
 import { execute, type EvaluationBudget, type PreparedQuery, type QueryOutput, type QueryTrace } from '../../groq/index.ts';
 import type { Store } from '../../store/index.ts';
 import { withPerspective } from './perspective-source.ts';
-import type { Perspective } from './query-service.ts';
+import type { Perspective } from './perspectives.ts';
 import { StoreDocumentSource } from './store-document-source.ts';
 
 /** What a query runs on and with: the same on the main thread and in a query worker. */
@@ -9,7 +9,7 @@ export interface QueryJob {
   projectId: string;
   dataset: string;
   params: Readonly<Record<string, unknown>>;
-  perspective: Perspective | undefined;
+  perspective: Perspective;
 }
 
 export interface QueryRun {

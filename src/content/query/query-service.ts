@@ -10,16 +10,14 @@ import { PreparedQueries } from './prepared-queries.ts';
 import { MoveToWorker, QueryBudget } from './query-budget.ts';
 import { runQueryOn, type QueryJob } from './query-execution.ts';
 import type { QueryWorkers } from './query-workers.ts';
-
-/** Which documents `*` sees: all (raw), published only, or drafts in place of their published form. */
-export const PERSPECTIVES = ['raw', 'published', 'drafts', 'previewDrafts'] as const;
-export type Perspective = (typeof PERSPECTIVES)[number];
+import { RAW, type Perspective } from './perspectives.ts';
 
 export interface QueryRequest {
   query: string;
   /** `$name` values; keys may be given with or without the `$`. */
   params?: Record<string, unknown>;
   language?: string;
+  /** Which documents `*` sees (perspectives.ts); raw when not given. */
   perspective?: Perspective;
   /** Add the query plan (what the indexes answered, what was evaluated) to the response. */
   explain?: boolean;
@@ -72,7 +70,7 @@ export class QueryService {
     const started = performance.now();
     const ms = () => Math.round((performance.now() - started) * 1000) / 1000;
     const budget = new QueryBudget({ timeoutMs: this.limits.timeoutMs, sliceMs: this.limits.sliceMs, started });
-    const job: QueryJob = { projectId: project.id, dataset, params, perspective: request.perspective };
+    const job: QueryJob = { projectId: project.id, dataset, params, perspective: request.perspective ?? RAW };
     let prepared: PreparedQuery;
     try {
       prepared = this.prepared.get(request.query, params);

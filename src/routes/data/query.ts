@@ -5,12 +5,14 @@ import { principalOf } from '../../http/request-context.ts';
 import { dataProject } from '../../http/data-project.ts';
 import { parametersFromQueryString } from '../../http/query-parameters.ts';
 import { bearerSecurity, errorResponses } from '../../http/schemas.ts';
-import { PERSPECTIVES, type Perspective, type QueryRequest, type QueryResponse } from '../../content/query/query-service.ts';
+import type { QueryRequest, QueryResponse } from '../../content/query/query-service.ts';
+import { parsePerspective, PUBLISHED, RAW } from '../../content/query/perspectives.ts';
+import { isPublishedByDefault } from '../../http/api-dialect.ts';
 import { datasetParams, languageQuery, projectQuery } from './schemas.ts';
 
 interface QueryOptions {
   language?: string;
-  perspective?: Perspective;
+  perspective?: string;
   /** `false` leaves the query text out of the response (Sanity's returnQuery). */
   returnQuery?: boolean;
   tag?: string;
@@ -20,7 +22,13 @@ interface QueryOptions {
 const optionsQuery = {
   ...languageQuery,
   ...projectQuery,
-  perspective: { type: 'string', enum: [...PERSPECTIVES], description: 'raw (default: drafts and published), published, or drafts (drafts over published)' },
+  perspective: {
+    type: 'string',
+    maxLength: 1024,
+    description:
+      'raw (drafts and published alike), published, drafts (drafts over published), or a stack of release ids and drafts, topmost first (rSpring,drafts). ' +
+      'Default: raw on /api/v1 and API versions before 2025-02-19; published from 2025-02-19 (and vX), as Sanity does',
+  },
   returnQuery: { type: 'boolean', description: 'false leaves the query out of the response' },
   tag: { type: 'string', maxLength: 200, description: 'A request tag, accepted for Sanity clients' },
   explain: { type: 'boolean', description: 'true adds `plan`: per scan, what the indexes answered and what was evaluated' },
@@ -71,7 +79,7 @@ export const queryRoutes: FastifyPluginAsync<{ services: Services }> = async (ap
     const response = await services.queries.query(principalOf(request), project, dataset, {
       ...body,
       language: options.language,
-      perspective: options.perspective,
+      perspective: options.perspective === undefined ? (isPublishedByDefault(request) ? PUBLISHED : RAW) : parsePerspective(options.perspective),
       explain: options.explain === true,
     });
     const withQuery = options.returnQuery !== false;
