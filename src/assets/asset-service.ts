@@ -1,3 +1,4 @@
+import type { AssetEvent } from '../webhooks/events.ts';
 import { createHash, randomUUID } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { rm, stat } from 'node:fs/promises';
@@ -219,7 +220,7 @@ export class AssetService {
     return { deleted: true, id };
   }
 
-  private async emit(tx: Repositories, event: 'asset.upload' | 'asset.delete', asset: AssetRecord): Promise<void> {
+  private async emit(tx: Repositories, event: AssetEvent, asset: AssetRecord): Promise<void> {
     const timestamp = this.now().toISOString();
     await tx.outbox.append({
       projectId: asset.projectId,

@@ -5,8 +5,9 @@ import type { NewRevision } from '../store/repos/revisions.ts';
 import { baseIdOf, isDraftId } from './document-ids.ts';
 import { unstorable } from './document-rules.ts';
 import { badRequest } from '../errors.ts';
+import type { DocumentEvent } from '../webhooks/events.ts';
 
-export type DocumentEvent = 'document.create' | 'document.update' | 'document.delete' | 'document.publish' | 'document.unpublish';
+export type { DocumentEvent } from '../webhooks/events.ts';
 
 export interface ChangeContext {
   projectId: string;
