@@ -78,9 +78,8 @@ export interface Database extends SqlExecutor {
 
 /**
  * Binary JSON columns (documents.content, document_entries.vals) are jsonb on PostgreSQL and
- * SQLite's JSONB in SQLite, which json_extract and `->` read without parsing text: a page of posts
- * cut down to a few attributes is read 3x faster than from JSON text, a field of every body 3.5x
- * (docs/decisions.md). These write such a column from JSON text and read it back as JSON text
+ * SQLite's JSONB in SQLite, which json_extract and `->` read without parsing text, several times
+ * faster than from JSON text (docs/decisions.md). These write such a column from JSON text and read it back as JSON text
  * (SQLite's json() also reads rows that still hold text).
  */
 export function binaryJsonParam(dialect: Dialect): string {

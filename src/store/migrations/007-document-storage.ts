@@ -3,12 +3,11 @@ import type { Migration } from './index.ts';
 
 // Documents stored so that a query reads a few fields of them without decoding them whole.
 // SQLite: as its binary JSON (JSONB), which json_extract and `->` read without parsing the whole
-// document (a page of posts cut down to three attributes: 3x faster; a field of every body: 3.5x),
-// and json() turns back into text no slower than the text was read. The column keeps its declared
+// document, and json() turns back into text no slower than the text was read. The column keeps its declared
 // type (SQLite stores the BLOB as it is); readers use json(), which reads rows that still hold
 // text too; revisions copied before this migration keep theirs.
 // PostgreSQL: jsonb compressed with lz4 rather than pglz, which decompresses several times faster
-// (a page of 20 posts cut down to three attributes: 1.17 -> 0.60 ms; 40% more space). It applies
+// for a little more space (measurements: docs/decisions.md). It applies
 // to documents written from now on. A server built without lz4 (or before PostgreSQL 14) keeps pglz.
 const sql = (_types: unknown, dialect: Dialect) =>
   dialect === 'sqlite'

@@ -22,10 +22,9 @@ const preparedOn = new WeakMap<pg.ClientBase, Set<string>>();
 /**
  * Runs a statement. One to plan once (StatementOptions) is prepared on the connection the first
  * time it runs there: PostgreSQL then parses it once, and after five runs keeps a generic plan
- * when that costs no more than planning each run (a window of 20 posts by date: 0.92 -> 0.69 ms).
- * Others run unnamed, planned for their parameters' values: a generic plan is estimated blind, and
- * for a page of a scan (`id > $5 ... LIMIT 10000`) it read the whole table and sorted it (60
- * instead of 6 ms). A connection holding MAX_PREPARED_PER_CONNECTION statements runs new texts
+ * when that costs no more than planning each run. Others run unnamed, planned for their
+ * parameters' values: a generic plan is estimated blind, and for a page of a scan (`id > $5 ...
+ * LIMIT 10000`) it read the whole table and sorted it (docs/decisions.md). A connection holding MAX_PREPARED_PER_CONNECTION statements runs new texts
  * unnamed; the pool closes idle connections, and their statements with them.
  */
 function run(client: pg.ClientBase, sql: string, params: readonly unknown[], options?: StatementOptions): Promise<pg.QueryResult> {
