@@ -17,6 +17,7 @@ import { RedisCounterStore } from './http/rate-limit/redis-counter-store.ts';
 import { FallbackCounterStore } from './http/rate-limit/fallback-counter-store.ts';
 import { MutationService } from './content/mutations/mutation-service.ts';
 import { PublishingService } from './content/publishing-service.ts';
+import { ActionService } from './content/actions/action-service.ts';
 import { HistoryService } from './content/history-service.ts';
 import { DocumentReader } from './content/document-reader.ts';
 import { QueryService } from './content/query/query-service.ts';
@@ -78,6 +79,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     rateLimiter: new RateLimiter(counters),
     mutations: new MutationService(store),
     publishing: new PublishingService(store),
+    actions: new ActionService(store),
     history: new HistoryService(store),
     documents: new DocumentReader(store),
     queries: new QueryService(

@@ -10,6 +10,7 @@ import type { UserSettingsService } from './identity/user-settings-service.ts';
 import type { RateLimiter } from './http/rate-limit/rate-limiter.ts';
 import type { MutationService } from './content/mutations/mutation-service.ts';
 import type { PublishingService } from './content/publishing-service.ts';
+import type { ActionService } from './content/actions/action-service.ts';
 import type { HistoryService } from './content/history-service.ts';
 import type { DocumentReader } from './content/document-reader.ts';
 import type { QueryService } from './content/query/query-service.ts';
@@ -41,6 +42,8 @@ export interface Services {
   readonly rateLimiter: RateLimiter;
   readonly mutations: MutationService;
   readonly publishing: PublishingService;
+  /** Sanity's Actions API (POST /data/actions). */
+  readonly actions: ActionService;
   readonly history: HistoryService;
   readonly documents: DocumentReader;
   readonly queries: QueryService;

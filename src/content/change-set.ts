@@ -19,6 +19,14 @@ export interface ChangeContext {
   now: string;
 }
 
+/** What a transaction does to one document (ChangeSet.outcomes). */
+export interface DocumentOutcome {
+  id: string;
+  operation: 'create' | 'update' | 'delete';
+  /** The document after the transaction; null once deleted. */
+  document: StoredDocument | null;
+}
+
 /** The outbox row of a document event: its payload is the webhook delivery body of SPEC.md. */
 export function documentEvent(context: ChangeContext, event: DocumentEvent, documentId: string, documentType: string | null): OutboxEventRecord {
   return {
@@ -140,6 +148,21 @@ export class ChangeSet {
   /** Writes the change of `id` without an event (a publish's deleted draft). */
   silence(id: string): void {
     this.events.set(id, null);
+  }
+
+  /**
+   * What the transaction does to each document, in the order they were first changed: created,
+   * updated or deleted, with the document after (null once deleted). A document created and
+   * deleted in it is left out, as commit leaves it out.
+   */
+  async outcomes(): Promise<DocumentOutcome[]> {
+    const outcomes: DocumentOutcome[] = [];
+    for (const [id, after] of this.changed) {
+      const before = await this.original(id);
+      if (before === null && after === null) continue;
+      outcomes.push({ id, operation: before === null ? 'create' : after === null ? 'delete' : 'update', document: after });
+    }
+    return outcomes;
   }
 
   async commit(): Promise<void> {

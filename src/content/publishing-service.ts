@@ -39,6 +39,26 @@ export async function publishIn(changes: ChangeSet, baseId: string): Promise<Sto
   return published;
 }
 
+/**
+ * Unpublishes `baseId` inside an open change set: the published document is deleted; without a
+ * draft its content becomes the draft, so nothing is lost, and an existing draft is kept as it is.
+ * Emits document.unpublish only. Returns the draft.
+ */
+export async function unpublishIn(changes: ChangeSet, baseId: string): Promise<StoredDocument> {
+  const draftId = draftIdOf(baseId);
+  const published = await changes.get(baseId);
+  if (!published) throw notFound(`Published document "${baseId}" not found`);
+  changes.remove(baseId);
+  changes.announce(baseId, 'document.unpublish');
+  const existingDraft = await changes.get(draftId);
+  if (existingDraft) return existingDraft;
+  const { transactionId, now } = changes.context;
+  const draft: StoredDocument = { ...published, _id: draftId, _rev: transactionId, _updatedAt: now };
+  changes.put(draft);
+  changes.silence(draftId);
+  return draft;
+}
+
 /** Publish, unpublish and scheduled publishing (SPEC.md's state table, DESIGN.md "Scheduling"). */
 export class PublishingService {
   private readonly store: Store;
@@ -59,27 +79,13 @@ export class PublishingService {
     return value;
   }
 
-  /**
-   * Deletes the published document. If there is no draft, the published content becomes the
-   * draft, so nothing is lost. Emits document.unpublish only. Returns the draft.
-   */
+  /** Unpublishes the document (unpublishIn); returns the draft. */
   async unpublish(actor: Principal, project: ProjectRecord, dataset: string, id: string): Promise<StoredDocument> {
     requireProjectRole(actor, project, 'editor', { dataset });
     const baseId = baseIdOf(id);
-    const draftId = draftIdOf(baseId);
     const { value } = await runContentTransaction(this.store, this.scope(actor, project, dataset), async (changes) => {
       await changes.lock([baseId]);
-      const published = await changes.get(baseId);
-      if (!published) throw notFound(`Published document "${baseId}" not found`);
-      changes.remove(baseId);
-      changes.announce(baseId, 'document.unpublish');
-      const existingDraft = await changes.get(draftId);
-      if (existingDraft) return existingDraft;
-      const { transactionId, now } = changes.context;
-      const draft: StoredDocument = { ...published, _id: draftId, _rev: transactionId, _updatedAt: now };
-      changes.put(draft);
-      changes.silence(draftId);
-      return draft;
+      return unpublishIn(changes, baseId);
     });
     return value;
   }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Repositories, Store } from '../store/index.ts';
 import { ChangeSet } from './change-set.ts';
+import { badRequest, conflict } from '../errors.ts';
 
 export interface TransactionScope {
   projectId: string;
@@ -11,6 +12,28 @@ export interface TransactionScope {
   /** The transaction's id, when the client chose it. */
   transactionId?: string;
   now?: Date;
+}
+
+const TRANSACTION_ID = /^[A-Za-z0-9_-]{1,64}$/;
+
+/** A client-chosen transaction id (Sanity's `transactionId`): 1 to 64 letters, digits, `_` or `-`. */
+export function checkTransactionId(transactionId: string | undefined): void {
+  if (transactionId !== undefined && !TRANSACTION_ID.test(transactionId)) {
+    throw badRequest('transactionId must be 1 to 64 letters, digits, "_" or "-"');
+  }
+}
+
+/**
+ * Refuses (409) a client-chosen transaction id that an earlier transaction of the dataset already
+ * wrote under (docs/decisions.md "Documents"). Call it after the documents' locks, which are
+ * always taken first, so no two transactions wait on each other.
+ */
+export async function claimTransactionId(changes: ChangeSet, transactionId: string | undefined): Promise<void> {
+  if (transactionId === undefined) return;
+  const { projectId, dataset } = changes.context;
+  if (!(await changes.tx.revisions.claimTransactionId(projectId, dataset, transactionId))) {
+    throw conflict(`transactionId "${transactionId}" was already used in this dataset: a write must make new revisions`);
+  }
 }
 
 class DryRunRollback<T> extends Error {

@@ -14,6 +14,7 @@ import { tokenRoutes } from '../routes/tokens.ts';
 import { documentRoutes } from '../routes/data/documents.ts';
 import { mutateRoutes } from '../routes/data/mutate.ts';
 import { publishingRoutes } from '../routes/data/publishing.ts';
+import { actionRoutes } from '../routes/data/actions.ts';
 import { historyRoutes } from '../routes/data/history.ts';
 import { registerJsonParser } from './json-parser.ts';
 import { registerRequestTimeouts } from './request-timeouts.ts';
@@ -125,6 +126,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     queryRoutes,
     mutateRoutes,
     publishingRoutes,
+    actionRoutes,
     historyRoutes,
     assetRoutes,
     sanityAssetRoutes,

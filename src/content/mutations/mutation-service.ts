@@ -3,12 +3,11 @@ import type { ProjectRecord } from '../../store/index.ts';
 import type { Principal } from '../../access/principal.ts';
 import { requireProjectRole } from '../../access/access-control.ts';
 import { actorIdOf } from '../actor.ts';
-import { runContentTransaction } from '../transactions.ts';
+import { checkTransactionId, claimTransactionId, runContentTransaction } from '../transactions.ts';
 import { applyMutation, type MutationResult } from './apply-mutation.ts';
 import { parseMutations } from './parse-mutations.ts';
 import type { Mutation } from './mutation.ts';
 import { mutationsWithArrayKeys } from './array-keys.ts';
-import { badRequest, conflict } from '../../errors.ts';
 
 export interface MutateOptions {
   dryRun?: boolean;
@@ -36,9 +35,7 @@ export class MutationService {
 
   async mutate(actor: Principal, project: ProjectRecord, dataset: string, input: unknown, options: MutateOptions = {}): Promise<MutateOutcome> {
     requireProjectRole(actor, project, 'editor', { dataset });
-    if (options.transactionId !== undefined && !/^[A-Za-z0-9_-]{1,64}$/.test(options.transactionId)) {
-      throw badRequest('transactionId must be 1 to 64 letters, digits, "_" or "-"');
-    }
+    checkTransactionId(options.transactionId);
     const sent = options.autoGenerateArrayKeys ? mutationsWithArrayKeys(input) : input;
     const mutations = parseMutations(sent);
     const { transactionId, value } = await runContentTransaction(
@@ -54,10 +51,7 @@ export class MutationService {
                 : [],
           ),
         );
-        // After the documents' locks, which are always taken first, so no two transactions wait on each other.
-        if (options.transactionId !== undefined && !(await changes.tx.revisions.claimTransactionId(project.id, dataset, options.transactionId))) {
-          throw conflict(`transactionId "${options.transactionId}" was already used in this dataset: a write must make new revisions`);
-        }
+        await claimTransactionId(changes, options.transactionId);
         const results: MutationResult[] = [];
         for (const [index, mutation] of mutations.entries()) {
           const result = await applyMutation(changes, mutation);

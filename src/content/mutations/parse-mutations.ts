@@ -6,7 +6,8 @@ import { parsePath } from '../patch/path.ts';
 import type { Mutation, MutationKind } from './mutation.ts';
 
 const KINDS: readonly MutationKind[] = ['create', 'createOrReplace', 'createIfNotExists', 'patch', 'delete'];
-const PATCH_KEYS = new Set(['id', 'ifRevisionID', 'set', 'setIfMissing', 'unset', 'inc', 'dec', 'insert', 'diffMatchPatch']);
+const PATCH_OPERATION_KEYS: ReadonlySet<string> = new Set(['ifRevisionID', 'set', 'setIfMissing', 'unset', 'inc', 'dec', 'insert', 'diffMatchPatch']);
+const PATCH_KEYS: ReadonlySet<string> = new Set(['id', ...PATCH_OPERATION_KEYS]);
 const INSERT_POSITIONS = ['before', 'after', 'replace'] as const;
 
 function isObject(value: unknown): value is JsonObject {
@@ -59,12 +60,17 @@ function parseDocument(value: unknown, at: string, idRequired: boolean): JsonObj
 
 function parsePatch(value: unknown, at: string): Mutation {
   if (!isObject(value)) throw badRequest(`${at} must be an object {id, set, ...}`);
+  const id = parseId(value.id, `${at}.id`);
+  return { kind: 'patch', id, ...parsePatchOperations(value, at, PATCH_KEYS) };
+}
+
+/** A patch's operations and `ifRevisionID`; `allowed` are the keys it may have (the operations' and its target's). */
+export function parsePatchOperations(value: JsonObject, at: string, allowed: ReadonlySet<string> = PATCH_OPERATION_KEYS): { ifRevisionID?: string; operations: PatchOperations } {
   for (const key of Object.keys(value)) {
-    if (!PATCH_KEYS.has(key)) {
-      throw badRequest(`${at} has the unknown key "${key}"; use ${[...PATCH_KEYS].join(', ')}`);
+    if (!allowed.has(key)) {
+      throw badRequest(`${at} has the unknown key "${key}"; use ${[...allowed].join(', ')}`);
     }
   }
-  const id = parseId(value.id, `${at}.id`);
   if (value.ifRevisionID !== undefined && typeof value.ifRevisionID !== 'string') throw badRequest(`${at}.ifRevisionID must be a string`);
   const operations: PatchOperations = {};
   for (const key of ['set', 'setIfMissing'] as const) {
@@ -94,12 +100,7 @@ function parsePatch(value: unknown, at: string): Mutation {
     }
     operations.diffMatchPatch = patches as Record<string, string>;
   }
-  return {
-    kind: 'patch',
-    id,
-    ...(typeof value.ifRevisionID === 'string' ? { ifRevisionID: value.ifRevisionID } : {}),
-    operations,
-  };
+  return { ...(typeof value.ifRevisionID === 'string' ? { ifRevisionID: value.ifRevisionID } : {}), operations };
 }
 
 function pathMap(value: unknown, at: string): JsonObject {
