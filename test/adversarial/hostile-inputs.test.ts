@@ -8,12 +8,12 @@ import { listenUrl, openListenSocket } from '../helpers/listen.ts';
 import { prototypeSnapshot } from './invariants.ts';
 import { deepNesting, documentId, hostileDocument, hostileJson, plainJson, hostileKey, hostileNumber, hostilePath, hostileString, malformedJson, type JsonText } from './hostile-arbitraries.ts';
 
-// Generated hostile requests through every mutation kind and patch operation, imports, queries and
-// listeners (image parameters: assets-hardening.test.ts). After every request: no 5xx, the standard
-// error body on every 4xx; after every batch: Object.prototype and the other built-in prototypes
-// unchanged, a fresh login and a fresh write still work. The server runs in this process, so a
-// crash would end the test run.
-const RUNS = { mutations: 150, queries: 120, imports: 30, listeners: 40, messages: 40 };
+// Generated hostile requests through every mutation kind and patch operation, every action type,
+// imports, queries and listeners (image parameters: assets-hardening.test.ts). After every
+// request: no 5xx, the standard error body on every 4xx; after every batch: Object.prototype and
+// the other built-in prototypes unchanged, a fresh login and a fresh write still work. The server
+// runs in this process, so a crash would end the test run.
+const RUNS = { mutations: 150, actions: 120, queries: 120, imports: 30, listeners: 40, messages: 40 };
 
 describe(`hostile inputs (${testEngine})`, () => {
   let app: TestApp;
@@ -91,6 +91,38 @@ describe(`hostile inputs (${testEngine})`, () => {
         await invariantsHold();
       }),
       { numRuns: 30 },
+    );
+  });
+
+  // Actions on doc-1 (published, and its draft once an edit makes it), a missing document, and ids
+  // the rules refuse (drafts., versions., hostile), with hostile documents, patches and revisions.
+  const A = 'sanity.action.document.';
+  const publishedId = fc.oneof(
+    { weight: 6, arbitrary: fc.constantFrom('"doc-1"', '"doc-1"', '"missing"') },
+    { weight: 1, arbitrary: fc.oneof(fc.constantFrom('"drafts.doc-1"', '"versions.r.doc-1"'), documentId.map((id) => JSON.stringify(id)), hostileJson) },
+  );
+  const revision = fc.oneof({ weight: 3, arbitrary: fc.constant('') }, hostileString.map((rev) => `,"ifPublishedRevisionId":${JSON.stringify(rev)}`), hostileJson.map((rev) => `,"ifDraftRevisionId":${rev}`));
+  const action: fc.Arbitrary<JsonText> = fc.oneof(
+    { weight: 8, arbitrary: fc.tuple(fc.constantFrom('doc-1', 'doc-1', 'missing'), patchOperation).map(([id, operation]) => `{"actionType":"${A}edit","publishedId":"${id}","draftId":"drafts.${id}","patch":{${operation}}}`) },
+    fc.tuple(publishedId, hostileDocument, fc.constantFrom('', ',"ifExists":"ignore"', ',"ifExists":7')).map(([id, document, ifExists]) => `{"actionType":"${A}create","publishedId":${id},"attributes":${document}${ifExists}}`),
+    fc.tuple(publishedId, hostileDocument).map(([id, document]) => `{"actionType":"${A}replaceDraft","publishedId":${id},"attributes":${document}}`),
+    { weight: 3, arbitrary: fc.tuple(fc.constantFrom('publish', 'unpublish'), fc.constantFrom('doc-1', 'doc-1', 'missing'), revision).map(([type, id, check]) => `{"actionType":"${A}${type}","publishedId":"${id}","draftId":"drafts.${id}"${type === 'publish' ? check : ''}}`) },
+    fc.tuple(fc.constantFrom('publish', 'unpublish'), publishedId, hostileJson).map(([type, id, draft]) => `{"actionType":"${A}${type}","publishedId":${id},"draftId":${draft}}`),
+    fc.tuple(fc.constantFrom('discard","draftId', 'version.discard","versionId'), documentId).map(([field, id]) => `{"actionType":"${A}${field}":${JSON.stringify(id)}}`),
+    fc.tuple(publishedId, hostileJson).map(([id, drafts]) => `{"actionType":"${A}delete","publishedId":${id},"includeDrafts":${drafts}}`),
+    fc.tuple(fc.constantFrom('version.create","publishedId":"doc-1', 'version.replace'), hostileDocument).map(([type, document]) => `{"actionType":"${A}${type}","document":${document}}`),
+    fc.tuple(hostileString, hostileKey, hostileJson).map(([type, key, value]) => `{"actionType":${JSON.stringify(type)},${JSON.stringify(key)}:${value}}`),
+    hostileJson,
+  );
+
+  it('answers every generated action, of every type, with a status below 500', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(action, { minLength: 1, maxLength: 2 }), fc.constantFrom('', ',"dryRun":true', ',"transactionId":"tx-actions"'), async (actions, options) => {
+        const body = `{"actions":[${actions.join(',')}]${options}}`;
+        expectHandled(await post('/data/actions/production', body), body.slice(0, 500));
+        await invariantsHold();
+      }),
+      { numRuns: RUNS.actions },
     );
   });
 
