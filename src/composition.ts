@@ -32,8 +32,8 @@ import { WebhookService } from './webhooks/webhook-service.ts';
 import { WebhookWorker } from './webhooks/webhook-worker.ts';
 import { RealtimeService } from './realtime/realtime-service.ts';
 import { openChangeSignal } from './store/change-signal.ts';
-import { ImportService } from './migration/import-service.ts';
-import { ExportService } from './migration/export-service.ts';
+import { ImportService } from './import-export/import-service.ts';
+import { ExportService } from './import-export/export-service.ts';
 import { loadSchema } from './schema/load-schema.ts';
 import { Readiness } from './lifecycle/readiness.ts';
 

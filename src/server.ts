@@ -8,7 +8,7 @@ import { buildApp } from './http/app.ts';
 import { bootstrapAdmin } from './identity/bootstrap-admin.ts';
 import { describeDatabaseUrl } from './store/index.ts';
 import { API_PREFIX } from './http/openapi.ts';
-import { importSpoolDirectory, removeStaleSpools } from './migration/import-spool.ts';
+import { importSpoolDirectory, removeStaleSpools } from './import-export/import-spool.ts';
 import { readTlsCredentials } from './http/tls.ts';
 import { assertStudioBuild } from './routes/studio.ts';
 

@@ -21,8 +21,8 @@ import type { SanityAssetService } from './assets/sanity-asset-service.ts';
 import type { WebhookService } from './webhooks/webhook-service.ts';
 import type { WebhookWorker } from './webhooks/webhook-worker.ts';
 import type { RealtimeService } from './realtime/realtime-service.ts';
-import type { ImportService } from './migration/import-service.ts';
-import type { ExportService } from './migration/export-service.ts';
+import type { ImportService } from './import-export/import-service.ts';
+import type { ExportService } from './import-export/export-service.ts';
 import type { SchemaType } from './schema/load-schema.ts';
 import type { Readiness } from './lifecycle/readiness.ts';
 

@@ -10,7 +10,7 @@ import { closeServices, createServices } from '../composition.ts';
 import { CLI_PRINCIPAL } from '../access/system-principal.ts';
 import { resolveDataProject } from '../projects/data-project-resolver.ts';
 import { sanityArchivePath } from '../assets/sanity-asset-document.ts';
-import { toSanityAssets } from '../migration/sanity-asset-references.ts';
+import { toSanityAssets } from '../import-export/sanity-asset-references.ts';
 import type { JsonObject } from '../store/index.ts';
 import { progressBar } from './progress.ts';
 

@@ -22,7 +22,7 @@ import { rewriteVersionedUrl } from './api-dialect.ts';
 import { assetRoutes, MAX_UPLOAD_BYTES } from '../routes/assets.ts';
 import multipart from '@fastify/multipart';
 import { webhookRoutes } from '../routes/webhooks.ts';
-import { migrationRoutes } from '../routes/data/migration.ts';
+import { importExportRoutes } from '../routes/data/import-export.ts';
 import { schemaRoutes } from '../routes/schema.ts';
 import { queryRoutes } from '../routes/data/query.ts';
 import { sanityAssetRoutes } from '../routes/sanity-assets.ts';
@@ -131,7 +131,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     assetRoutes,
     sanityAssetRoutes,
     webhookRoutes,
-    migrationRoutes,
+    importExportRoutes,
     listenRoutes,
     referenceRoutes,
     userSettingsRoutes,

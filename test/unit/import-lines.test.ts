@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { AppError } from '../../src/errors.ts';
-import type { LineSplitter, RawLine } from '../../src/migration/line-splitter.ts';
-import { NdjsonSplitter } from '../../src/migration/ndjson-lines.ts';
-import { JsonArrayScanner } from '../../src/migration/json-array-lines.ts';
+import type { LineSplitter, RawLine } from '../../src/import-export/line-splitter.ts';
+import { NdjsonSplitter } from '../../src/import-export/ndjson-lines.ts';
+import { JsonArrayScanner } from '../../src/import-export/json-array-lines.ts';
 
 const LIMIT = 1024 * 1024;
 

@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { removeStaleSpools } from '../../src/migration/import-spool.ts';
+import { removeStaleSpools } from '../../src/import-export/import-spool.ts';
 
 describe('import bodies left behind', () => {
   it('are removed at start once a day old; recent ones may be another instance\'s import and stay', async () => {

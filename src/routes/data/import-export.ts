@@ -5,7 +5,7 @@ import { AppError } from '../../errors.ts';
 import { principalOf } from '../../http/request-context.ts';
 import { dataProject } from '../../http/data-project.ts';
 import { bearerSecurity, errorResponses } from '../../http/schemas.ts';
-import { importSpoolDirectory, spoolImportBody, type ImportBodyFormat } from '../../migration/import-spool.ts';
+import { importSpoolDirectory, spoolImportBody, type ImportBodyFormat } from '../../import-export/import-spool.ts';
 import { datasetParams, projectQuery } from './schemas.ts';
 
 /**
@@ -20,7 +20,7 @@ interface ImportBody {
   stream: Readable;
 }
 
-export const migrationRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
+export const importExportRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
   // Import bodies reach the route as streams, never parsed whole: application/json holds a JSON
   // array or NDJSON, told apart by its first byte (this plugin's routes only).
   app.removeContentTypeParser('application/json');
