@@ -32,6 +32,8 @@ import { WebhookService } from './webhooks/webhook-service.ts';
 import { WebhookWorker } from './webhooks/webhook-worker.ts';
 import { RealtimeService } from './realtime/realtime-service.ts';
 import { openChangeSignal } from './store/change-signal.ts';
+import { PresenceService } from './realtime/presence/presence-service.ts';
+import { openInstanceBroadcast } from './store/instance-broadcast.ts';
 import { ImportService } from './import-export/import-service.ts';
 import { ExportService } from './import-export/export-service.ts';
 import { loadSchema } from './schema/load-schema.ts';
@@ -60,18 +62,19 @@ export async function createServices(config: Config, options: ServiceOptions = {
         log.warn({ err: error }, 'Redis rate-limit counters failed; counting per instance until Redis answers'),
       )
     : new MemoryCounterStore();
+  const auth = new AuthService({
+    store,
+    passwords,
+    accessTokens: new AccessTokens(config.jwtSecret ?? generatedSigningSecret(config.dataDir, log), config.jwtAccessExpiresInSeconds),
+    refreshLifetimeSeconds: config.jwtRefreshExpiresInSeconds,
+    sessionLifetimeSeconds: config.sessionExpiresInSeconds,
+  });
   return {
     config,
     log,
     store,
     projects,
-    auth: new AuthService({
-      store,
-      passwords,
-      accessTokens: new AccessTokens(config.jwtSecret ?? generatedSigningSecret(config.dataDir, log), config.jwtAccessExpiresInSeconds),
-      refreshLifetimeSeconds: config.jwtRefreshExpiresInSeconds,
-      sessionLifetimeSeconds: config.sessionExpiresInSeconds,
-    }),
+    auth,
     users: new UserService({ store, passwords }),
     cors: new CorsService(store, projects, config.corsOrigins),
     userSettings: new UserSettingsService(store),
@@ -106,6 +109,12 @@ export async function createServices(config: Config, options: ServiceOptions = {
       openChangeSignal(config.databaseUrl, { schema: options.schema, onError: (error) => log.warn({ err: error }, 'change signal connection lost; reconnecting') }),
       log.child({ worker: 'realtime' }),
     ),
+    presence: new PresenceService({
+      auth,
+      projects,
+      broadcast: openInstanceBroadcast(config.databaseUrl, { schema: options.schema, onError: (error) => log.warn({ err: error }, 'presence broadcast connection lost; reconnecting') }),
+      log: log.child({ worker: 'presence' }),
+    }),
     readiness: new Readiness({ database: () => store.ping() }),
   };
 }
@@ -127,6 +136,7 @@ export function startWorkers(services: Services): void {
 export async function closeServices(services: Services): Promise<void> {
   await services.scheduler.stop();
   await services.webhookWorker.stop();
+  await services.presence.stop();
   await services.realtime.stop();
   await services.queries.close();
   await services.rateLimiter.close();

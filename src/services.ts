@@ -21,6 +21,7 @@ import type { SanityAssetService } from './assets/sanity-asset-service.ts';
 import type { WebhookService } from './webhooks/webhook-service.ts';
 import type { WebhookWorker } from './webhooks/webhook-worker.ts';
 import type { RealtimeService } from './realtime/realtime-service.ts';
+import type { PresenceService } from './realtime/presence/presence-service.ts';
 import type { ImportService } from './import-export/import-service.ts';
 import type { ExportService } from './import-export/export-service.ts';
 import type { SchemaType } from './schema/load-schema.ts';
@@ -60,6 +61,8 @@ export interface Services {
   readonly webhookWorker: WebhookWorker;
   /** Real-time listeners (GET /data/listen): started by the server or by the first subscription. */
   readonly realtime: RealtimeService;
+  /** Presence for Sanity Studio (GET /socket/:dataset): who else has a document open. */
+  readonly presence: PresenceService;
   /** GET /ready: the database answers and the instance is not shutting down. */
   readonly readiness: Readiness;
 }

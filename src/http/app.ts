@@ -28,6 +28,7 @@ import { queryRoutes } from '../routes/data/query.ts';
 import { sanityAssetRoutes } from '../routes/sanity-assets.ts';
 import websocket from '@fastify/websocket';
 import { listenRoutes } from '../routes/data/listen.ts';
+import { presenceSocketRoutes } from '../routes/presence-socket.ts';
 import cookie from '@fastify/cookie';
 import { registerCors } from './cors.ts';
 import { userSettingsRoutes } from '../routes/user-settings.ts';
@@ -133,6 +134,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
     webhookRoutes,
     importExportRoutes,
     listenRoutes,
+    presenceSocketRoutes,
     referenceRoutes,
     userSettingsRoutes,
     corsOriginRoutes,

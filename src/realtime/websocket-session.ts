@@ -204,7 +204,7 @@ function parseMessage(data: RawData, isBinary: boolean): Message {
 }
 
 /** A close reason fits in 123 bytes of UTF-8. */
-function closeReason(reason: string): string {
+export function closeReason(reason: string): string {
   let text = reason;
   while (Buffer.byteLength(text) > 123) text = text.slice(0, -1);
   return text;

@@ -17,7 +17,7 @@ export const healthRoutes: FastifyPluginAsync<{ services: Services }> = async (a
             properties: {
               status: { type: 'string' },
               timestamp: { type: 'string', format: 'date-time' },
-              connections: { type: 'integer', description: 'Open WebSocket connections (GET /data/listen) on this instance' },
+              connections: { type: 'integer', description: 'Open WebSocket connections (listeners, GET /data/listen, and presence, /socket) on this instance' },
             },
             required: ['status', 'timestamp', 'connections'],
           },
