@@ -227,7 +227,8 @@ describe(`presence over /socket/:dataset (${testEngine})`, () => {
     settings({ stateTtlMs: 50 });
     await new Promise((resolve) => setTimeout(resolve, 100));
     await watcher.call('presence_announce', { data: { sessionId: 'fresh-session-01', locations: [] } });
-    expect(app.services.presence.sweep()).toBeGreaterThanOrEqual(1);
+    // (The periodic sweep may come first: either way the session goes.)
+    app.services.presence.sweep();
     expect(await watcher.event('disconnect')).toEqual({ type: 'disconnect', i: editor.id, m: { session: 'quiet-session-01' } });
     // The connection stays: announcing again brings the session back.
     await quiet.call('presence_announce', { data: { sessionId: 'quiet-session-01', locations: [] } });
