@@ -20,7 +20,7 @@ declare module 'fastify' {
      */
     access?: 'public' | 'optional';
     /** `auth` routes are counted against the separate, stricter /auth/* limit. */
-    rateLimitGroup?: 'auth';
+    rateLimitGroup?: 'auth' | 'static';
     /**
      * Also accept the credential as the query parameter `access_token`: browsers cannot set headers
      * on WebSocket and EventSource connections. The logger masks it in URLs.
@@ -67,7 +67,7 @@ async function requestContext(app: FastifyInstance, options: RequestContextOptio
 
     const group = rateLimitGroupOf(request);
     const subject = request.principal ? `${request.principal.kind}:${request.principal.id}` : `ip:${request.ip}`;
-    const limit = group === 'auth' ? options.authLimitPerMinute : group === 'session' ? options.sessionLimitPerMinute : options.limitPerMinute;
+    const limit = limitOf(group, options);
     const decision = await options.rateLimiter.hit(`${group}:${subject}`, limit);
     reply.header('X-RateLimit-Limit', decision.limit);
     reply.header('X-RateLimit-Remaining', decision.remaining);
@@ -86,13 +86,33 @@ async function requestContext(app: FastifyInstance, options: RequestContextOptio
   });
 }
 
+type RateLimitGroup = 'auth' | 'static' | 'session' | 'api';
+
+/** A page of a built Studio loads a score of files: static files count on a counter of their own, at 20 times the API's limit. */
+const STATIC_FACTOR = 20;
+
+function limitOf(group: RateLimitGroup, options: RequestContextOptions): number {
+  switch (group) {
+    case 'auth':
+      return options.authLimitPerMinute;
+    case 'static':
+      return options.limitPerMinute * STATIC_FACTOR;
+    case 'session':
+      return options.sessionLimitPerMinute;
+    case 'api':
+      return options.limitPerMinute;
+  }
+}
+
 /**
  * Which counter a request counts against: `/auth/*` and the login page have their own, stricter
- * one; a login-page session (Studio, which makes hundreds of requests a minute while an editor
- * works) its own, larger one; everything else SPEC.md's per-minute limit.
+ * one; a built Studio's static files theirs; a login-page session (Studio, which makes hundreds of
+ * requests a minute while an editor works) its own, larger one; everything else the API's
+ * per-minute limit (RATE_LIMIT_PER_MINUTE).
  */
-function rateLimitGroupOf(request: FastifyRequest): 'auth' | 'session' | 'api' {
-  if (request.routeOptions.config.rateLimitGroup === 'auth') return 'auth';
+function rateLimitGroupOf(request: FastifyRequest): RateLimitGroup {
+  const configured = request.routeOptions.config.rateLimitGroup;
+  if (configured !== undefined) return configured;
   if (request.principal?.kind === 'user' && credentialOf(request)?.startsWith(SESSION_TOKEN_PREFIX)) return 'session';
   return 'api';
 }

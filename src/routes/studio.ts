@@ -62,7 +62,7 @@ export const studioRoutes: FastifyPluginAsync<{ root: string }> = async (app, { 
   // The studio's files are public (its sign-in happens in the browser); @fastify/static takes no
   // route config, so every route of this plugin is marked here.
   app.addHook('onRoute', (route) => {
-    route.config = { ...route.config, access: 'public' };
+    route.config = { ...route.config, access: 'public', rateLimitGroup: 'static' };
   });
   await app.register(fastifyStatic, {
     root,

@@ -47,6 +47,21 @@ describe(`a built Sanity Studio served on the service's origin (${testEngine})`,
     expect((await app.request('GET', '/favicon.ico')).status).toBe(200);
   });
 
+  it('counts its files against a larger per-address limit than the API, on a counter of their own', async () => {
+    const limited = await startTestApp({ STUDIO_DIR: studioDir, RATE_LIMIT_PER_MINUTE: '3' });
+    try {
+      const statuses = [];
+      for (let i = 0; i < 10; i++) statuses.push((await limited.request('GET', '/static/sanity-AbC123xy.js')).status);
+      expect(statuses.every((status) => status === 200)).toBe(true);
+      const file = await limited.request('GET', '/');
+      expect(file.headers.get('x-ratelimit-limit')).toBe('60');
+      // The API's own counter is untouched by them.
+      expect((await limited.request('GET', '/api/v1/health')).headers.get('x-ratelimit-remaining')).toBe('2');
+    } finally {
+      await limited.close();
+    }
+  });
+
   it('answers its own routes with index.html, which the studio routes in the browser', async () => {
     for (const path of ['/', '/index.html', '/structure', '/structure/post;abc123', '/intent/edit/id=x;type=post/?a=1']) {
       const page = await app.request('GET', path);
