@@ -1,10 +1,16 @@
+import { sqlDialect } from './dialects/dialect.ts';
 import type { PlannerStatisticsEngine } from './planner-statistics.ts';
+import type { Sql } from './sql-fragment.ts';
 
 /**
- * The minimal SQL surface the repositories are written against. Repositories use `?` placeholders
- * and SQL that both engines accept; each adapter translates what differs (placeholders, types).
+ * The minimal SQL surface the repositories are written against. A statement is either portable
+ * text (SQL both engines accept, with `?` placeholders, its parameters beside it: a repository's
+ * constant statements) or a fragment built at run time (sql-fragment.ts), which holds its
+ * parameters and is compiled for the engine; what else differs lives in dialects/.
  */
 export type Dialect = 'sqlite' | 'postgres';
+
+export type Statement = string | Sql;
 
 export interface StatementOptions {
   /**
@@ -17,10 +23,11 @@ export interface StatementOptions {
 
 export interface SqlExecutor {
   readonly dialect: Dialect;
-  all<T>(sql: string, params?: readonly unknown[], options?: StatementOptions): Promise<T[]>;
-  get<T>(sql: string, params?: readonly unknown[], options?: StatementOptions): Promise<T | undefined>;
+  /** `params` go with portable text only: a fragment holds its own. */
+  all<T>(sql: Statement, params?: readonly unknown[], options?: StatementOptions): Promise<T[]>;
+  get<T>(sql: Statement, params?: readonly unknown[], options?: StatementOptions): Promise<T | undefined>;
   /** Runs a statement and resolves to the number of rows it changed. */
-  run(sql: string, params?: readonly unknown[]): Promise<number>;
+  run(sql: Statement, params?: readonly unknown[]): Promise<number>;
   /**
    * Inside a transaction: waits for, then holds until commit, a lock on each key, so transactions
    * touching the same keys run one after the other. A no-op where writes are already serialized
@@ -76,25 +83,10 @@ export interface Database extends SqlExecutor {
   close(): Promise<void>;
 }
 
-/**
- * Binary JSON columns (documents.content, document_entries.vals) are jsonb on PostgreSQL and
- * SQLite's JSONB in SQLite, which json_extract and `->` read without parsing text, several times
- * faster than from JSON text (docs/decisions.md). These write such a column from JSON text and read it back as JSON text
- * (SQLite's json() also reads rows that still hold text).
- */
-export function binaryJsonParam(dialect: Dialect): string {
-  return dialect === 'postgres' ? '?' : 'jsonb(?)';
-}
-
-/** A binary JSON column as the driver returns JSON: parsed on PostgreSQL, text from SQLite. */
-export function binaryJsonColumn(dialect: Dialect, column: string): string {
-  return dialect === 'postgres' ? column : `json(${column})`;
-}
-
-/** A binary JSON column as JSON text on both engines (exports send it without parsing it). */
-export function binaryJsonText(dialect: Dialect, column: string): string {
-  return dialect === 'postgres' ? `CAST(${column} AS TEXT)` : `json(${column})`;
-}
+// Binary JSON columns, for repositories that hold the dialect's name (see SqlDialect).
+export const binaryJsonParam = (dialect: Dialect): string => sqlDialect(dialect).binaryJsonParam;
+export const binaryJsonColumn = (dialect: Dialect, column: string): string => sqlDialect(dialect).binaryJsonColumn(column);
+export const binaryJsonText = (dialect: Dialect, column: string): string => sqlDialect(dialect).binaryJsonText(column);
 
 /** JSON columns come back parsed from PostgreSQL (jsonb) and as text from SQLite. */
 export function jsonColumn<T>(value: unknown): T {

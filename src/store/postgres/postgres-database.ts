@@ -1,5 +1,5 @@
 import pg from 'pg';
-import type { Database, SqlExecutor, StatementOptions } from '../sql.ts';
+import type { Database, SqlExecutor, Statement, StatementOptions } from '../sql.ts';
 import { positionalStatement } from './placeholders.ts';
 import { postgresPlannerStatistics } from './postgres-statistics.ts';
 
@@ -27,14 +27,17 @@ const preparedOn = new WeakMap<pg.ClientBase, Set<string>>();
  * LIMIT 10000`) it read the whole table and sorted it (docs/decisions.md). A connection holding MAX_PREPARED_PER_CONNECTION statements runs new texts
  * unnamed; the pool closes idle connections, and their statements with them.
  */
-function run(client: pg.ClientBase, sql: string, params: readonly unknown[], options?: StatementOptions): Promise<pg.QueryResult> {
-  const { text, name } = positionalStatement(sql);
-  if (!options?.planOnce) return client.query(text, [...params]);
+function run(client: pg.ClientBase, sql: Statement, values: readonly unknown[], options?: StatementOptions): Promise<pg.QueryResult> {
+  const statement = positionalStatement(sql, values);
+  const { text } = statement;
+  const params = [...statement.params];
+  if (!options?.planOnce) return client.query(text, params);
+  const name = statement.name;
   let names = preparedOn.get(client);
   if (!names) preparedOn.set(client, (names = new Set()));
-  if (!names.has(name) && names.size >= MAX_PREPARED_PER_CONNECTION) return client.query(text, [...params]);
+  if (!names.has(name) && names.size >= MAX_PREPARED_PER_CONNECTION) return client.query(text, params);
   names.add(name);
-  return client.query({ name, text, values: [...params] });
+  return client.query({ name, text, values: params });
 }
 
 /** Lends a connection to `use`: the pool's, or a transaction's own. */
@@ -43,11 +46,11 @@ type Lend = <T>(use: (client: pg.ClientBase) => Promise<T>) => Promise<T>;
 function executor(lend: Lend): SqlExecutor {
   return {
     dialect: 'postgres',
-    all: async <T>(sql: string, params: readonly unknown[] = [], options?: StatementOptions) =>
+    all: async <T>(sql: Statement, params: readonly unknown[] = [], options?: StatementOptions) =>
       (await lend((client) => run(client, sql, params, options))).rows as T[],
-    get: async <T>(sql: string, params: readonly unknown[] = [], options?: StatementOptions) =>
+    get: async <T>(sql: Statement, params: readonly unknown[] = [], options?: StatementOptions) =>
       (await lend((client) => run(client, sql, params, options))).rows[0] as T | undefined,
-    run: async (sql: string, params: readonly unknown[] = []) => (await lend((client) => run(client, sql, params))).rowCount ?? 0,
+    run: async (sql: Statement, params: readonly unknown[] = []) => (await lend((client) => run(client, sql, params))).rowCount ?? 0,
     lock: async (keys: readonly string[]) => {
       for (const key of [...new Set(keys)].sort()) {
         await lend((client) => run(client, 'SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [key]));

@@ -115,7 +115,7 @@ export class DocumentChangeRepository {
   /** Committed changes after `position`, in commit order. */
   async after(position: ChangePosition, limit: number): Promise<StoredDocumentChange[]> {
     const read = readAfter(this.db.dialect, 'document_changes', COLUMNS, position, limit);
-    const rows = await this.db.all<ChangeRow>(read.sql, read.params);
+    const rows = await this.db.all<ChangeRow>(read);
     return rows.map((row) => ({
       position: positionOf(row),
       projectId: row.project_id,

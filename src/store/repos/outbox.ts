@@ -1,6 +1,8 @@
 import { jsonColumn, type SqlExecutor } from '../sql.ts';
 import type { JsonObject, OutboxEventRecord, StoredOutboxEvent } from '../records.ts';
-import { atOrBefore, positionOf, readAfter, type LogPosition } from '../commit-order.ts';
+import { positionOf, readAfter, type LogPosition } from '../commit-order.ts';
+import { sqlDialect } from '../dialects/dialect.ts';
+import { raw, sql } from '../sql-fragment.ts';
 
 const ROWS_PER_STATEMENT = 500;
 
@@ -58,19 +60,16 @@ export class OutboxRepository {
    * were written before `createdAt`, oldest first; resolves to how many.
    */
   async prune(position: LogPosition, createdAt: string, limit: number): Promise<number> {
-    const behind = atOrBefore(this.db.dialect, position);
-    const order = this.db.dialect === 'sqlite' ? 'seq' : 'commit_order, seq';
-    return this.db.run(`DELETE FROM outbox WHERE seq IN (SELECT seq FROM outbox WHERE ${behind.sql} AND created_at < ? ORDER BY ${order} LIMIT ?)`, [
-      ...behind.params,
-      createdAt,
-      limit,
-    ]);
+    const dialect = sqlDialect(this.db.dialect);
+    return this.db.run(
+      sql`DELETE FROM outbox WHERE seq IN (SELECT seq FROM outbox WHERE ${dialect.logAtOrBefore(position)} AND created_at < ${createdAt} ORDER BY ${raw(dialect.logOrder)} LIMIT ${limit})`,
+    );
   }
 
   /** Committed events after `position`, in commit order (see commit-order.ts). */
   async after(position: LogPosition, limit: number): Promise<StoredOutboxEvent[]> {
     const read = readAfter(this.db.dialect, 'outbox', 'project_id, dataset, event, document_id, document_type, transaction_id, payload, created_at', position, limit);
-    const rows = await this.db.all<OutboxRow>(read.sql, read.params);
+    const rows = await this.db.all<OutboxRow>(read);
     return rows.map((row) => ({
       position: positionOf(row),
       projectId: row.project_id,

@@ -1,7 +1,9 @@
 import BetterSqlite3 from 'better-sqlite3';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { Database, SqlExecutor } from '../sql.ts';
+import type { Database, SqlExecutor, Statement } from '../sql.ts';
+import { compileSql, Sql } from '../sql-fragment.ts';
+import { sqliteDialect } from '../dialects/sqlite.ts';
 import { SerialQueue } from './serial-queue.ts';
 import { announceSqliteCommit } from './commit-signal.ts';
 import { GroupCommit } from './group-commit.ts';
@@ -22,11 +24,25 @@ function executor(conn: Connection): SqlExecutor {
     }
     return statement;
   };
+  const bound = (sql: Statement, params: readonly unknown[]) => {
+    if (!(sql instanceof Sql)) return { statement: prepare(sql), params };
+    const compiled = compileSql(sql, sqliteDialect.placeholder);
+    return { statement: prepare(compiled.text), params: compiled.params };
+  };
   return {
     dialect: 'sqlite',
-    all: async <T>(sql: string, params: readonly unknown[] = []) => prepare(sql).all(...params) as T[],
-    get: async <T>(sql: string, params: readonly unknown[] = []) => prepare(sql).get(...params) as T | undefined,
-    run: async (sql: string, params: readonly unknown[] = []) => prepare(sql).run(...params).changes,
+    all: async <T>(sql: Statement, params: readonly unknown[] = []) => {
+      const call = bound(sql, params);
+      return call.statement.all(...call.params) as T[];
+    },
+    get: async <T>(sql: Statement, params: readonly unknown[] = []) => {
+      const call = bound(sql, params);
+      return call.statement.get(...call.params) as T | undefined;
+    },
+    run: async (sql: Statement, params: readonly unknown[] = []) => {
+      const call = bound(sql, params);
+      return call.statement.run(...call.params).changes;
+    },
     // One writer at a time already: nothing else can hold or wait for a lock.
     lock: async () => undefined,
     claimClause: '',

@@ -1,0 +1,46 @@
+// What differs between the engines, outside the adapters that connect to them (sqlite/, postgres/):
+// one object per engine (sqlite.ts, postgres.ts) with the same members, as kysely's dialects
+// override only what differs. Code asks the dialect rather than testing which engine it runs on.
+import type { Dialect } from '../sql.ts';
+import type { Sql } from '../sql-fragment.ts';
+import { postgresDialect } from './postgres.ts';
+import { sqliteDialect } from './sqlite.ts';
+
+/** A position in an append-only log read in commit order (../commit-order.ts). */
+export interface LogPosition {
+  order: string;
+  seq: number;
+}
+
+export interface SqlDialect {
+  readonly name: Dialect;
+  /** How a statement's parameter at `index` (from 0) is written. */
+  placeholder(index: number): string;
+  /**
+   * Statements run outside this thread, in the database server: a statement sent ahead runs while
+   * this thread works (in process, SQLite's run on the thread, and nothing would overlap).
+   */
+  readonly readsOffThread: boolean;
+  /**
+   * Binary JSON columns (documents.content, document_entries.vals: jsonb, SQLite's JSONB) are read
+   * a field at a time without parsing text. In portable text, the parameter that writes one from
+   * JSON text.
+   */
+  readonly binaryJsonParam: string;
+  /** A binary JSON column as the driver returns JSON: parsed on PostgreSQL, text from SQLite. */
+  binaryJsonColumn(column: string): string;
+  /** A binary JSON column as JSON text (exports send it without parsing it). */
+  binaryJsonText(column: string): string;
+  /** SELECT `columns`, `seq` and `commit_order` (as text) of a log's rows after `position`, oldest first. */
+  logAfter(table: string, columns: string, position: LogPosition, limit: number): Sql;
+  /** A condition on a log's rows: at or before `position`. */
+  logAtOrBefore(position: LogPosition): Sql;
+  /** A log's commit order, as an ORDER BY list. */
+  readonly logOrder: string;
+}
+
+const DIALECTS: Record<Dialect, SqlDialect> = { sqlite: sqliteDialect, postgres: postgresDialect };
+
+export function sqlDialect(name: Dialect): SqlDialect {
+  return DIALECTS[name];
+}

@@ -1,0 +1,19 @@
+import { raw, sql } from '../sql-fragment.ts';
+import type { SqlDialect } from './dialect.ts';
+
+export const postgresDialect: SqlDialect = {
+  name: 'postgres',
+  placeholder: (index) => `$${index + 1}`,
+  readsOffThread: true,
+  binaryJsonParam: '?',
+  binaryJsonColumn: (column) => column,
+  binaryJsonText: (column) => `CAST(${column} AS TEXT)`,
+  // Transactions commit in another order than they take `seq`: rows go by (transaction id, seq),
+  // up to the oldest transaction still running, before which nothing can appear any more.
+  logAfter: (table, columns, position, limit) =>
+    sql`SELECT seq, commit_order::text AS commit_order, ${raw(columns)} FROM ${raw(table)}
+        WHERE (commit_order, seq) > (${position.order}::xid8, ${position.seq}) AND commit_order < pg_snapshot_xmin(pg_current_snapshot())
+        ORDER BY commit_order, seq LIMIT ${limit}`,
+  logAtOrBefore: (position) => sql`(commit_order, seq) <= (${position.order}::xid8, ${position.seq})`,
+  logOrder: 'commit_order, seq',
+};

@@ -1,0 +1,18 @@
+import { raw, sql } from '../sql-fragment.ts';
+import type { SqlDialect } from './dialect.ts';
+
+export const sqliteDialect: SqlDialect = {
+  name: 'sqlite',
+  placeholder: () => '?',
+  readsOffThread: false,
+  // SQLite's JSONB, which json_extract and `->` read without parsing text; json() reads it back,
+  // and rows that still hold text too.
+  binaryJsonParam: 'jsonb(?)',
+  binaryJsonColumn: (column) => `json(${column})`,
+  binaryJsonText: (column) => `json(${column})`,
+  // One writer commits at a time: `seq` alone is commit order.
+  logAfter: (table, columns, position, limit) =>
+    sql`SELECT seq, CAST(commit_order AS TEXT) AS commit_order, ${raw(columns)} FROM ${raw(table)} WHERE seq > ${position.seq} ORDER BY seq LIMIT ${limit}`,
+  logAtOrBefore: (position) => sql`seq <= ${position.seq}`,
+  logOrder: 'seq',
+};
