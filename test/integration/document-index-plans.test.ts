@@ -66,12 +66,12 @@ describe(`document index plans (${testEngine})`, () => {
 
   // The second page of `math::sum(*[_type == "post"].views)`: the type in id order after the last id seen.
   const page: DocumentQuery = {
-    where: { kind: 'and', conditions: [{ kind: 'type', types: ['post'] }, { kind: 'idRange', low: { value: 'doc-00999', inclusive: false } }] },
+    where: { kind: 'type', types: ['post'] },
     order: { kind: 'id', descending: false },
     offset: 0,
     limit: WINDOW,
+    after: { id: 'doc-00999' },
     select: { kind: 'values', paths: ['views'], type: true },
-    driver: -1,
   };
 
   it('reads the entries rows of the window only', async () => {

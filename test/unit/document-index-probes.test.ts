@@ -9,7 +9,7 @@ import { openStore, type Store } from '../../src/store/index.ts';
 import { openSqliteDatabase } from '../../src/store/sqlite/sqlite-database.ts';
 import { DocumentIndexReader } from '../../src/store/document-index/reader.ts';
 import type { DocumentQuery } from '../../src/store/document-index/document-query.ts';
-import type { Database, SqlExecutor } from '../../src/store/sql.ts';
+import type { Database, SqlExecutor, Statement } from '../../src/store/sql.ts';
 
 const NOW = '2026-01-01T00:00:00.000Z';
 
@@ -39,8 +39,8 @@ describe('document index probes', () => {
     let probes = 0;
     const executor: SqlExecutor = {
       ...db,
-      get: async <T>(sql: string, params?: readonly unknown[]) => {
-        if (sql.includes('COUNT(*)')) probes++;
+      get: async <T>(sql: Statement, params?: readonly unknown[]) => {
+        if ((typeof sql === 'string' ? sql : sql.texts.join('?')).includes('COUNT(*)')) probes++;
         return db.get<T>(sql, params);
       },
     };

@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ScanRequest } from '../../src/groq/index.ts';
 import { openStore, type Store } from '../../src/store/index.ts';
 import type { DocumentQuery, DocumentQueryResult } from '../../src/store/document-index/document-query.ts';
+import type { ShapeInfo } from '../../src/store/document-index/entries.ts';
 import { ConditionTranslator } from '../../src/content/query/constraint-conditions.ts';
 import { IndexBatcher } from '../../src/content/query/index-batcher.ts';
 import { ScanExecution, type ScanContext } from '../../src/content/query/scan-execution.ts';
@@ -32,10 +33,10 @@ class RecordingBatcher extends IndexBatcher {
   readonly asked: DocumentQuery[] = [];
   failAt: number | null = null;
 
-  override query(query: DocumentQuery): Promise<DocumentQueryResult> {
+  override query(query: DocumentQuery, shapes: readonly ShapeInfo[] | null = null): Promise<DocumentQueryResult> {
     this.asked.push(query);
     if (this.asked.length === this.failAt) return Promise.reject(new Error('the database went away'));
-    return super.query(query);
+    return super.query(query, shapes);
   }
 }
 
@@ -62,11 +63,9 @@ describe('pages of a long scan', () => {
     const context: ScanContext = {
       batcher,
       readAhead,
-      shapesRead: () => true,
-      typeShare: (types) => store.documentIndex.typeShare('p', 'production', types),
       shapes: async () => {
         const shapes = await store.documentIndex.shapes('p', 'production');
-        return { translator: new ConditionTranslator(shapes), byHash: new Map(shapes.map((shape) => [shape.hash, shape])), nonScalarPaths: new Set() };
+        return { all: shapes, translator: new ConditionTranslator(shapes), byHash: new Map(shapes.map((shape) => [shape.hash, shape])), nonScalarPaths: new Set() };
       },
     };
     return { pages: new ScanExecution(REQUEST, context).pages(PAGE_SIZES), batcher };

@@ -4,8 +4,7 @@
 // the index cannot answer exactly gives null, and the evaluator evaluates it on the candidates.
 import { matchLiterals, type Constraint, type FieldPath } from '../../groq/index.ts';
 import type { DocumentCondition } from '../../store/document-index/document-query.ts';
-import { isIndexedPath } from '../../store/document-index/entries.ts';
-import type { ShapeInfo } from '../../store/document-index/reader.ts';
+import { isIndexedPath, type ShapeInfo } from '../../store/document-index/entries.ts';
 import { encodeScalar, isOrderSafeString, isWholeString, RANK_BOOLEAN, RANK_END, RANK_NUMBER, RANK_STRING } from '../../store/document-index/values.ts';
 
 export type Conditions = { whenTrue: DocumentCondition; whenFalse: DocumentCondition };

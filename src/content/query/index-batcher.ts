@@ -1,5 +1,7 @@
 import type { PlannerReads } from '../../store/index.ts';
 import type { DocumentQuery, DocumentQueryResult } from '../../store/document-index/document-query.ts';
+import type { ShapeInfo } from '../../store/document-index/entries.ts';
+import type { AskedQuery } from '../../store/document-index/reader.ts';
 
 type Waiting<T> = { resolve: (value: T) => void; reject: (error: unknown) => void };
 
@@ -12,7 +14,7 @@ export class IndexBatcher {
   private readonly reads: PlannerReads;
   private readonly projectId: string;
   private readonly dataset: string;
-  private queries: { query: DocumentQuery; waiting: Waiting<DocumentQueryResult> }[] = [];
+  private queries: (AskedQuery & { waiting: Waiting<DocumentQueryResult> })[] = [];
   private contents = new Map<string, Waiting<unknown>[]>();
   private shapes = new Map<string, Waiting<string | null>[]>();
   private scheduled = false;
@@ -23,9 +25,10 @@ export class IndexBatcher {
     this.dataset = dataset;
   }
 
-  query(query: DocumentQuery): Promise<DocumentQueryResult> {
+  /** A query, with the dataset's shapes where the caller read them (DocumentIndexReader.query). */
+  query(query: DocumentQuery, shapes: readonly ShapeInfo[] | null = null): Promise<DocumentQueryResult> {
     return new Promise((resolve, reject) => {
-      this.queries.push({ query, waiting: { resolve, reject } });
+      this.queries.push({ query, shapes, waiting: { resolve, reject } });
       this.schedule();
     });
   }
@@ -75,7 +78,7 @@ export class IndexBatcher {
     }
     if (queries.length > 0) {
       try {
-        const results = await this.reads.documentIndex.queryMany(this.projectId, this.dataset, queries.map((q) => q.query));
+        const results = await this.reads.documentIndex.queryMany(this.projectId, this.dataset, queries);
         queries.forEach((q, i) => q.waiting.resolve(results[i]!));
       } catch (error) {
         for (const q of queries) q.waiting.reject(error);

@@ -72,7 +72,7 @@ export function explainQuery(planned: ExprNode, text: string, trace: QueryTrace,
       evaluations,
       candidates: runs?.candidates ?? 0,
       matched: runs?.matched ?? 0,
-      sql: (report?.queries ?? []).map((query) => store.documentIndex.describe(scope.projectId, scope.dataset, query).sql),
+      sql: report?.statements ?? [],
     };
   });
   return { scans, rounds: trace.rounds, pages: trace.pages, statements: source.statements };

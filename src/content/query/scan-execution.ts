@@ -5,6 +5,7 @@
 // down to the values at the paths the query reads.
 import { outermostPaths, placeAtPath, readPath, type FieldPath, type ReadPath, type ScanAnswer, type ScanRequest } from '../../groq/index.ts';
 import {
+  conjuncts,
   isPlainStep,
   type DocumentCondition,
   type DocumentOrder,
@@ -14,10 +15,8 @@ import {
   type DocumentRow,
   type DocumentSelection,
 } from '../../store/document-index/document-query.ts';
-import { isIndexedPath } from '../../store/document-index/entries.ts';
-import type { ShapeInfo } from '../../store/document-index/reader.ts';
+import { isIndexedPath, type ShapeInfo } from '../../store/document-index/entries.ts';
 import { decodeScalar, isOrderSafeString } from '../../store/document-index/values.ts';
-import { conjuncts } from '../../store/document-index/scan-sql.ts';
 import { jsonColumn } from '../../store/sql.ts';
 import { ConditionTranslator, needsShapes } from './constraint-conditions.ts';
 import type { IndexBatcher } from './index-batcher.ts';
@@ -26,11 +25,10 @@ import type { IndexBatcher } from './index-batcher.ts';
 const MAX_VALUE_PATHS = 8;
 /** Beyond this many paths, the document is read whole (PostgreSQL's jsonb_build_array takes 100 arguments). */
 const MAX_PATHS = 32;
-/** The share of the dataset a type must have for its long scans to walk the entries table. */
-const MIN_ENTRIES_SHARE = 0.5;
 
 /** What is known of a dataset's shapes (read once per query, when first needed). */
 export interface DatasetShapes {
+  all: readonly ShapeInfo[];
   translator: ConditionTranslator;
   byHash: ReadonlyMap<string, ShapeInfo>;
   /** Paths that hold an object or an array in some document of the dataset. */
@@ -40,12 +38,8 @@ export interface DatasetShapes {
 export interface ScanContext {
   batcher: IndexBatcher;
   shapes(): Promise<DatasetShapes>;
-  /** Whether the shapes were asked for already in this query. */
-  shapesRead(): boolean;
   /** Whether the database reads beside this thread, so that a page read ahead overlaps the evaluator's work. */
   readAhead: boolean;
-  /** The share of the dataset's documents that are of these types. */
-  typeShare(types: readonly string[]): Promise<number>;
   /** The most documents an answer may hold; called with the count when a scan would return more. */
   rowLimit?: { rows: number; exceeded(rows: number): never };
 }
@@ -53,9 +47,10 @@ export interface ScanContext {
 /** Translates constraints that need no shapes. */
 const SHAPELESS = new ConditionTranslator([]);
 
-/** What a scan asked of the index, for EXPLAIN output. */
+/** What a scan asked of the index, for EXPLAIN output: each query, and the statement that answered it. */
 export interface ScanReport {
   queries: DocumentQuery[];
+  statements: string[];
 }
 
 function and(conditions: DocumentCondition[]): DocumentCondition {
@@ -108,22 +103,19 @@ function typesOf(where: DocumentCondition): readonly string[] | null {
 export class ScanExecution {
   private readonly request: ScanRequest;
   private readonly context: ScanContext;
-  readonly report: ScanReport = { queries: [] };
+  readonly report: ScanReport = { queries: [], statements: [] };
+  /** The dataset's shapes, once this scan has read them: the index then chooses its paths by them too. */
+  private shapes: DatasetShapes | null = null;
 
   constructor(request: ScanRequest, context: ScanContext) {
     this.request = request;
     this.context = context;
   }
 
-  /** What the shapes tell of the types at the paths the queries' values are walked by, once read. */
-  private typesAt: DocumentQuery['typesAt'];
-
   private async ask(query: DocumentQuery): Promise<DocumentQueryResult> {
-    const asked = this.typesAt ? { ...query, typesAt: this.typesAt } : query;
-    const reported = this.report.queries.push(asked) - 1;
-    const result = await this.context.batcher.query(asked);
-    // EXPLAIN shows the statement that ran: with the driver the store picked by probing.
-    if (result.driver !== undefined) this.report.queries[reported] = { ...asked, driver: result.driver };
+    const reported = this.report.queries.push(query) - 1;
+    const result = await this.context.batcher.query(query, this.shapes?.all ?? null);
+    this.report.statements[reported] = result.sql;
     return result;
   }
 
@@ -149,15 +141,13 @@ export class ScanExecution {
       else fields.push(...own);
     });
     const exact = request.complete && applied.every(Boolean);
-    // One document (`[0]`: a lookup) is read whole rather than after a statement that reads the
-    // dataset's shapes (a round trip on PostgreSQL); shapes an earlier scan of the query read are used.
-    const single = exact && request.window !== null && request.window.end - request.window.start <= 1 && !ordersByValue(request) && !context.shapesRead();
+    // One document (`[0]`: a lookup) is read whole or in part rather than after a statement that
+    // reads the dataset's shapes (a round trip on PostgreSQL).
+    const single = exact && request.window !== null && request.window.end - request.window.start <= 1 && !ordersByValue(request);
     // A count selects nothing: the shapes would only tell the types a value conjunct implies.
-    const counted = exact && request.count && !conjuncts(where).some((part) => part.kind === 'value') && !context.shapesRead();
-    const shapes = fields === null || single || counted ? undefined : await context.shapes();
-    // Shapes already read cost nothing more; a query reading whole documents does not read them for this.
-    if (shapes) this.typesAt = typesAt(where, request.order?.[0]?.path, shapes.byHash);
-    return { where, applied, exact, select: selection(fields, shapes?.nonScalarPaths ?? null) };
+    const counted = exact && request.count && !conjuncts(where).some((part) => part.kind === 'value');
+    if (fields !== null && !single && !counted) this.shapes = await context.shapes();
+    return { where, applied, exact, select: selection(fields, this.shapes?.nonScalarPaths ?? null) };
   }
 
   private async count(where: DocumentCondition, applied: boolean[]): Promise<ScanAnswer> {
@@ -188,9 +178,7 @@ export class ScanExecution {
    * on this one (memory then holds two pages).
    */
   async *pages(sizes: { documents: number; values: number }): AsyncGenerator<ScanAnswer> {
-    const prepared = await this.prepare();
-    const { applied, exact, select } = prepared;
-    let where = prepared.where;
+    const { where, applied, exact, select } = await this.prepare();
     if (exact && this.request.count) {
       yield await this.count(where, applied);
       return;
@@ -200,26 +188,15 @@ export class ScanExecution {
       yield* this.valuePages(walked, select, applied, sizes.values);
       return;
     }
-    const byId: DocumentQuery['order'] = { kind: 'id', descending: false };
-    let driver: number | undefined;
-    const page = (last: string | null, limit: number) => {
-      const after: DocumentCondition = last === null ? where : and([where, { kind: 'idRange', low: { value: last, inclusive: false } }]);
-      return this.rows({ where: after, order: byId, offset: 0, limit, select, ...(driver === undefined ? {} : { driver }) });
-    };
+    const page = (last: string | null, limit: number) =>
+      this.rows({ where, order: { kind: 'id', descending: false }, offset: 0, limit, select, ...(last === null ? {} : { after: { id: last } }) });
     const pageSize = select.kind === 'values' ? sizes.values : sizes.documents;
     let limit = sizes.documents;
-    // Documents holding a text (`match`) may be few and far between: a first page of them can walk
-    // thousands of the type's documents, so whether to walk the entries table is decided first.
-    // (PostgreSQL: 27 ms for the first 1,000 of 90,000 titles holding "coffee", one by one by id.)
-    const sparse = conjuncts(where).some((part) => part.kind === 'contains');
-    if (sparse) ({ where, driver } = (await this.byEntries(where, select)) ?? { where, driver });
     let next: Promise<DocumentRow[]> | null = page(null, limit);
-    for (let first = true; next; first = false) {
-      const rows = await next;
+    while (next) {
+      const rows: DocumentRow[] = await next;
       next = null;
       const last = rows.length === limit ? rows[rows.length - 1]!.id : null;
-      // A first page full: a long scan, which may walk the entries table instead.
-      if (first && last !== null && !sparse) ({ where, driver } = (await this.byEntries(where, select)) ?? { where, driver });
       limit = pageSize;
       if (last !== null && this.context.readAhead) {
         next = page(last, limit);
@@ -275,29 +252,6 @@ export class ScanExecution {
   }
 
   /**
-   * A long scan of a type that is at least half of the dataset, reading values: the entries table
-   * walked in id order, keeping the rows of the type's shapes, rather than the type's index joined
-   * to an entries row per document (PostgreSQL: 5.5 instead of 37 ms a page of 10,000; SQLite about
-   * half). At that share the walk reads at most two rows per document of the type, whatever the
-   * ids' layout. Null where the scan stays as it is.
-   */
-  private async byEntries(where: DocumentCondition, select: DocumentSelection): Promise<{ where: DocumentCondition; driver: number } | null> {
-    // Ids alone come from the type's index (it holds them): only values need a row of entries.
-    if (select.kind !== 'values' || select.type || select.paths.length === 0) return null;
-    const parts = conjuncts(where);
-    const typed = parts.filter((part) => part.kind === 'type');
-    // Conditions an index answers better (ids, references, values) keep their plan.
-    const onTheRow = (part: DocumentCondition) => part.kind === 'type' || part.kind === 'not' || part.kind === 'or' || part.kind === 'shape' || part.kind === 'contains';
-    if (typed.length !== 1 || !parts.every(onTheRow)) return null;
-    const types = (typed[0] as Extract<DocumentCondition, { kind: 'type' }>).types;
-    if ((await this.context.typeShare(types)) < MIN_ENTRIES_SHARE) return null;
-    const { byHash } = await this.context.shapes();
-    const shape: DocumentCondition = { kind: 'shape', hashes: [...byHash.values()].filter((info) => types.includes(info.type)).map((info) => info.hash) };
-    const replaced = parts.map((part) => (part.kind === 'type' ? shape : part));
-    return { where: and(replaced), driver: replaced.indexOf(shape) };
-  }
-
-  /**
    * The window [start, end) of the filtered documents in the request's order, or null when the
    * index cannot follow that order exactly (the evaluator then orders all candidates).
    */
@@ -315,8 +269,7 @@ export class ScanExecution {
     const key = path.join('.');
     // Documents without a scalar at the path sort after the others, or before them descending,
     // in dataset order; which they are is known from the shapes.
-    const shapes = await this.context.shapes();
-    this.typesAt = typesAt(where, path, shapes.byHash);
+    const shapes = (this.shapes = await this.context.shapes());
     const unrankedWhere = and([where, shapes.translator.withoutScalar(key, typesOf(where))]);
     const unranked: DocumentQuery = { where: unrankedWhere, order: { kind: 'id', descending: false }, offset: 0, limit: null, select };
     const ranked: DocumentQuery = { where, order: { kind: 'value', path: key, descending }, offset: 0, limit: null, select };
@@ -363,19 +316,19 @@ export class ScanExecution {
     const documents = rows.map((row, r): unknown => {
       const document: Record<string, unknown> = { _id: row.id };
       if (row.type !== undefined) document['_type'] = row.type;
-      let unsure = false;
+      let maybeObject = false;
       for (let i = 0; i < paths.length; i++) {
         const value = encoded[r]![i] ?? null;
         if (value === null) {
           // Absent or null, unless some document of the dataset has an object or array there.
-          if (nonScalarPaths.has(keys[i]!)) unsure = true;
+          if (nonScalarPaths.has(keys[i]!)) maybeObject = true;
           continue;
         }
         const scalar = decodeScalar(value);
         if (scalar === undefined) return batcher.content(row.id);
         placeAtPath(document, paths[i]!, scalar);
       }
-      if (!unsure) return document;
+      if (!maybeObject) return document;
       return batcher.shape(row.id).then((hash) => {
         const shape = hash === null ? undefined : byHash.get(hash);
         const whole = !shape || keys.some((key) => shape.paths.get(key) === 'o' || shape.paths.get(key) === 'a');
@@ -384,27 +337,6 @@ export class ScanExecution {
     });
     return documents.some((document) => document instanceof Promise) ? Promise.all(documents) : documents;
   }
-}
-
-/**
- * With a `_type` conjunct: by path, the types of the documents with a scalar at each path that a
- * conjunct bounds or the order reads (a post's publishedAt: posts only). Walking such a path's
- * values, the index need not check the type (DocumentQuery.typesAt): a page of posts by day walks
- * the whole latest day (ties are ordered by id), each value a documents row to read without it.
- */
-function typesAt(where: DocumentCondition, orderPath: FieldPath | undefined, shapes: ReadonlyMap<string, ShapeInfo>): Map<string, string[]> | undefined {
-  if (!typesOf(where)) return undefined;
-  const paths = new Set<string>();
-  for (const part of conjuncts(where)) if (part.kind === 'value') paths.add(part.path);
-  if (orderPath && isIndexedPath(orderPath)) paths.add(orderPath.join('.'));
-  if (paths.size === 0) return undefined;
-  const found = new Map<string, string[]>();
-  for (const path of paths) {
-    const types = new Set<string>();
-    for (const shape of shapes.values()) if (shape.paths.get(path) === 's') types.add(shape.type);
-    found.set(path, [...types]);
-  }
-  return found;
 }
 
 function isNone(condition: DocumentCondition): boolean {

@@ -119,15 +119,13 @@ export class StoreDocumentSource implements DocumentSource {
   private context(): ScanContext {
     return {
       batcher: this.batcher,
-      readAhead: this.reads.documentIndex.readsBesideThread,
-      typeShare: (types) => this.reads.documentIndex.typeShare(this.projectId, this.dataset, types),
+      readAhead: this.reads.documentIndex.readsOffThread,
       ...(Number.isFinite(this.maxDocuments) ? { rowLimit: { rows: this.maxDocuments, exceeded: (rows: number) => this.tooMany(rows) } } : {}),
-      shapesRead: () => this.shapes !== undefined,
       shapes: () =>
         (this.shapes ??= this.reads.documentIndex.shapes(this.projectId, this.dataset).then((shapes) => {
           const nonScalarPaths = new Set<string>();
           for (const shape of shapes) for (const [path, kind] of shape.paths) if (kind !== 's') nonScalarPaths.add(path);
-          return { translator: new ConditionTranslator(shapes), byHash: new Map(shapes.map((shape) => [shape.hash, shape])), nonScalarPaths };
+          return { all: shapes, translator: new ConditionTranslator(shapes), byHash: new Map(shapes.map((shape) => [shape.hash, shape])), nonScalarPaths };
         })),
     };
   }

@@ -1,6 +1,7 @@
 // What the document index can be asked: documents of one dataset matching a condition, in id order
-// or in the order of a path's indexed value, a window of them, or their number. Dialect-neutral;
-// scan-sql.ts turns it into SQL. Values are encoded as values.ts encodes them.
+// or in the order of a path's indexed value, a window of them, or their number. Dialect-neutral:
+// access-path.ts chooses how to read it, sql/compile-query.ts turns that into SQL. Values are
+// encoded as values.ts encodes them.
 
 export type Bound = { value: string; inclusive: boolean };
 
@@ -60,20 +61,13 @@ export interface DocumentQuery {
   order: DocumentOrder;
   offset: number;
   limit: number | null;
-  /** With a value order walked by its path's value rows: only the rows after this (value, id) in that order. */
-  after?: { value: string; id: string };
+  /**
+   * A page after another: only the rows past the last one of the page before, in the order (its
+   * id, and with a value order its sort value). A page that follows a full one is part of a long
+   * scan, which may be read another way than its first page.
+   */
+  after?: { id: string; value?: string };
   select: DocumentSelection;
-  /**
-   * Which conjunct of `where` drives the query (its index among the top-level conjuncts), or -1
-   * for the documents table; chosen by the store when absent.
-   */
-  driver?: number;
-  /**
-   * By path, the types of the documents that have a value there (the dataset's shapes tell), where
-   * the caller knows them. When a path's values drive the query, they yield only documents of those
-   * types: a `type` conjunct that admits them all is then implied, and not checked row by row.
-   */
-  typesAt?: ReadonlyMap<string, readonly string[]>;
 }
 
 export interface DocumentRow {
@@ -88,5 +82,14 @@ export interface DocumentRow {
   sortValue?: string;
 }
 
-/** With the conjunct the store chose to drive the query by, when it chose by probing (for EXPLAIN). */
-export type DocumentQueryResult = ({ rows: DocumentRow[] } | { count: number }) & { driver?: number };
+/** With the statement that answered it, as its engine runs it (for EXPLAIN). */
+export type DocumentQueryResult = ({ rows: DocumentRow[] } | { count: number }) & { sql: string };
+
+/** The conjuncts of a condition, with nested ands flattened. */
+export function conjuncts(condition: DocumentCondition): DocumentCondition[] {
+  if (condition.kind === 'and') return condition.conditions.flatMap(conjuncts);
+  return condition.kind === 'all' ? [] : [condition];
+}
+
+export const isEquality = (low: Bound | undefined, high: Bound | undefined): boolean =>
+  low !== undefined && high !== undefined && low.inclusive && high.inclusive && low.value === high.value;

@@ -10,6 +10,13 @@ import { encodeScalar } from './values.ts';
 
 export type PathKind = 's' | 'o' | 'a';
 
+/** A row of document_shapes: a layout of documents, by its hash. */
+export interface ShapeInfo {
+  hash: string;
+  type: string;
+  paths: Map<string, PathKind>;
+}
+
 export interface IndexEntries {
   /** [path, encoded value] for every indexed scalar leaf. */
   values: [string, string][];

@@ -1,5 +1,6 @@
 import { binaryJsonColumn, binaryJsonParam, jsonColumn, type SqlExecutor } from '../sql.ts';
 import type { StoredDocument } from '../records.ts';
+import { indexDialect } from './dialects/dialect.ts';
 import { indexEntries } from './entries.ts';
 
 const IDS_PER_STATEMENT = 500;
@@ -94,22 +95,7 @@ export class DocumentIndexWriter {
 
   /** Writes the value and reference rows of `ids` from their document_entries rows, in key order. */
   private async expandEntries(projectId: string, dataset: string, ids: readonly string[]): Promise<void> {
-    const sqlite = this.db.dialect === 'sqlite';
-    const sql = sqlite
-      ? { chosen: 'e.id IN (SELECT value FROM json_each(?))', values: 'json_each(e.vals)', references: 'json_each(e.refs)', valueOrder: 'j.value' }
-      : { chosen: 'e.id = ANY (?::text[])', values: 'jsonb_each_text(e.vals)', references: 'jsonb_array_elements_text(e.refs::jsonb)', valueOrder: 'j.value COLLATE "C"' };
-    const params = [projectId, dataset, sqlite ? JSON.stringify(ids) : ids];
-    const where = `e.project_id = ? AND e.dataset = ? AND ${sql.chosen}`;
-    await this.db.run(
-      `INSERT INTO document_values (project_id, dataset, path, value, id) SELECT e.project_id, e.dataset, j.key, j.value, e.id
-       FROM document_entries e, ${sql.values} j WHERE ${where} ORDER BY j.key, ${sql.valueOrder}, e.id`,
-      params,
-    );
-    await this.db.run(
-      `INSERT INTO document_references (project_id, dataset, target_id, id) SELECT e.project_id, e.dataset, j.value, e.id
-       FROM document_entries e, ${sql.references} j WHERE ${where} ORDER BY ${sql.valueOrder}, e.id`,
-      params,
-    );
+    for (const statement of indexDialect(this.db.dialect).expandEntries(projectId, dataset, ids)) await this.db.run(statement);
   }
 
   /** Removes the index rows of the documents `ids`. */

@@ -1,0 +1,34 @@
+// The document index's SQL that differs between the engines: reading its binary JSON (an entries
+// row's values, parts of a document), finding text in text, joining a candidate's entries row,
+// running many queries of one shape as one statement, and expanding a new document's entries
+// row. One object per engine (sqlite.ts, postgres.ts); the rest of the index's SQL is shared.
+import type { Dialect, SqlExecutor } from '../../sql.ts';
+import type { Sql } from '../../sql-fragment.ts';
+import type { DocumentSelection } from '../document-query.ts';
+import type { CompiledQuery, RawRow } from '../sql/compile-query.ts';
+import { postgresIndexDialect } from './postgres.ts';
+import { sqliteIndexDialect } from './sqlite.ts';
+
+export interface IndexDialect {
+  /** The encoded value at `path` of the entries row aliased `e` (SQL NULL where it has none). */
+  entryValue(path: string): Sql;
+  /** Where `needle` starts in `text`, from 1; 0 when it is not in it. */
+  position(text: Sql, needle: Sql): Sql;
+  /** The content of the documents row `d` as selected: whole, or the values at some paths. */
+  content(select: DocumentSelection): string;
+  /** How each candidate row (aliased `row`) meets its entries row `e`: a join, and its conditions. */
+  joinEntries(row: string, windowed: boolean): { join: string; conditions: string[] };
+  /**
+   * Runs queries compiled to the same text, with other parameters, as one statement: per query,
+   * its rows. (A subquery per document of a page is a thousand such queries.)
+   */
+  runBatch(db: SqlExecutor, queries: readonly CompiledQuery[], count: boolean): Promise<RawRow[][]>;
+  /** The value rows, then the reference rows, of documents whose entries row was just written, in key order. */
+  expandEntries(projectId: string, dataset: string, ids: readonly string[]): [values: Sql, references: Sql];
+}
+
+const DIALECTS: Record<Dialect, IndexDialect> = { sqlite: sqliteIndexDialect, postgres: postgresIndexDialect };
+
+export function indexDialect(name: Dialect): IndexDialect {
+  return DIALECTS[name];
+}

@@ -1,0 +1,68 @@
+import { sqliteDialect } from '../../dialects/sqlite.ts';
+import { compileSql, sql } from '../../sql-fragment.ts';
+import { isPlainStep, type DocumentPath } from '../document-query.ts';
+import type { RawRow } from '../sql/compile-query.ts';
+import type { IndexDialect } from './dialect.ts';
+
+/** The JSON value at a path of a document (`->` reads an element or an attribute as GROQ does), SQL NULL where there is none. */
+function valueAtPath(path: DocumentPath): string {
+  if (!path.every(isPlainStep)) throw new Error('BUG: a selected path that is not plain names and indexes');
+  return `(d.content->'$${path.map((step) => (typeof step === 'number' ? `[${step}]` : `.${step}`)).join('')}')`;
+}
+
+export const sqliteIndexDialect: IndexDialect = {
+  // Indexed names hold no dot, quote or backslash (entries.ts): the quoted label needs no escapes.
+  entryValue: (path) => sql`json_extract(e.vals, ${`$."${path}"`})`,
+  position: (text, needle) => sql`instr(${text}, ${needle})`,
+  content: (select) =>
+    select.kind === 'paths' ? `json_array(${select.paths.map(valueAtPath).join(', ')})` : sqliteDialect.binaryJsonColumn('d.content'),
+  joinEntries: (row) => ({ join: ' CROSS JOIN document_entries e', conditions: [`e.project_id = ${row}.project_id`, `e.dataset = ${row}.dataset`, `e.id = ${row}.id`] }),
+
+  /**
+   * SQLite has no LATERAL: the parameter lists as a VALUES table, and per row the query as a
+   * correlated subquery whose rows come back as one JSON array. Chunks have power-of-two sizes, so
+   * that few distinct statements are prepared.
+   */
+  async runBatch(db, queries, count) {
+    const { statement, columns, resultOrder } = queries[0]!;
+    const width = statement.params.length;
+    // The query's parameters are the columns of its row of the VALUES table.
+    const inner = compileSql(statement, (i) => `k.p${i}`).text;
+    const perQuery: RawRow[][] = [];
+    for (let start = 0, size = 512; start < queries.length; start += size) {
+      while (size > queries.length - start) size >>= 1;
+      const chunk = queries.slice(start, start + size);
+      const names = Array.from({ length: width }, (_, i) => `, p${i}`).join('');
+      const keys = `WITH k(ord${names}) AS (VALUES ${chunk.map(() => `(?${', ?'.repeat(width)})`).join(', ')})`;
+      const values = chunk.flatMap((query, i) => [String(i), ...query.statement.params]);
+      if (count) {
+        const rows = await db.all<{ ord: string; n: number }>(`${keys} SELECT k.ord AS ord, (${inner}) AS n FROM k`, values);
+        for (const row of rows) perQuery[start + Number(row.ord)] = [{ id: '', n: row.n }];
+        continue;
+      }
+      // Content goes in as JSON rather than as a string holding JSON: parsed once, not unescaped and parsed again.
+      const list = columns.map((column) => (column === 'content' ? 'json(q.content)' : `q.${column}`)).join(', ');
+      const order = resultOrder.replace(/(^|, )/g, '$1q.');
+      const rows = await db.all<{ ord: string; r: string }>(`${keys} SELECT k.ord AS ord, (SELECT json_group_array(json_array(${list}) ORDER BY ${order}) FROM (${inner}) q) AS r FROM k`, values);
+      for (const row of rows) {
+        const found = JSON.parse(row.r) as unknown[][];
+        perQuery[start + Number(row.ord)] = found.map((values) => {
+          const raw: Record<string, unknown> = {};
+          for (let i = 0; i < columns.length; i++) raw[columns[i]!] = values[i];
+          return raw as unknown as RawRow;
+        });
+      }
+    }
+    return perQuery;
+  },
+
+  expandEntries(projectId, dataset, ids) {
+    const chosen = sql`e.project_id = ${projectId} AND e.dataset = ${dataset} AND e.id IN (SELECT value FROM json_each(${JSON.stringify(ids)}))`;
+    return [
+      sql`INSERT INTO document_values (project_id, dataset, path, value, id) SELECT e.project_id, e.dataset, j.key, j.value, e.id
+          FROM document_entries e, json_each(e.vals) j WHERE ${chosen} ORDER BY j.key, j.value, e.id`,
+      sql`INSERT INTO document_references (project_id, dataset, target_id, id) SELECT e.project_id, e.dataset, j.value, e.id
+          FROM document_entries e, json_each(e.refs) j WHERE ${chosen} ORDER BY j.value, e.id`,
+    ];
+  },
+};

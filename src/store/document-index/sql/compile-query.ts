@@ -1,0 +1,168 @@
+// A DocumentQuery read by its access path, as SQL both engines run. The path's table comes first
+// in FROM (CROSS JOIN fixes SQLite's join order, which has no statistics to choose by; PostgreSQL
+// plans joins itself); the plan's filter becomes predicates on each row. The documents row and
+// the entries row are joined by key where what is selected, ordered or checked reads them: a
+// window of values from the reference index reads no documents row. Nothing is chosen here.
+import { join, list, raw, sql, type Sql } from '../../sql-fragment.ts';
+import type { AccessPath, IndexPlan } from '../access-path.ts';
+import type { IndexDialect } from '../dialects/dialect.ts';
+import { isEquality, type Bound, type DocumentQuery, type DocumentSelection } from '../document-query.ts';
+import { bounds, predicate, readsDocumentRow, readsEntries } from './conditions.ts';
+
+export interface Scope {
+  projectId: string;
+  dataset: string;
+}
+
+/** A row as compiled statements return it. */
+export interface RawRow {
+  id: string;
+  type?: string;
+  content?: unknown;
+  sort_value?: string;
+  n?: number;
+  [column: `v${number}`]: string | null;
+}
+
+export interface CompiledQuery {
+  statement: Sql;
+  /** The names of the selected columns, in order. */
+  columns: readonly string[];
+  /** The statement's order in terms of its columns, for a batch that orders its rows again. */
+  resultOrder: string;
+  /** With a values selection: the column each path's value is read from. */
+  valueColumns: readonly string[];
+}
+
+/** The rows an access path yields: a table aliased d (documents), e (entries) or x (an index), with its conditions. */
+interface PathRows {
+  table: Sql;
+  alias: 'd' | 'e' | 'x';
+  conditions: Sql[];
+  /** The rows come in id order: one key of an index whose key ends with the id. */
+  idOrdered?: boolean;
+  /** The path whose value the rows hold (x.value). */
+  valuePath?: string;
+}
+
+function documentRows(scope: Scope, condition?: Sql): PathRows {
+  const conditions = [sql`d.project_id = ${scope.projectId}`, sql`d.dataset = ${scope.dataset}`];
+  return { table: raw('documents d'), alias: 'd', conditions: condition ? [...conditions, condition] : conditions };
+}
+
+function valueRows(scope: Scope, path: string, low: Bound | undefined, high: Bound | undefined): PathRows {
+  const conditions = [sql`x.project_id = ${scope.projectId}`, sql`x.dataset = ${scope.dataset}`, sql`x.path = ${path}`];
+  if (low || high) conditions.push(bounds('x.value', low, high));
+  return { table: raw('document_values x'), alias: 'x', conditions, valuePath: path, idOrdered: isEquality(low, high) };
+}
+
+function referenceRows(scope: Scope, ids: readonly string[]): PathRows {
+  if (ids.length !== 1) {
+    const table = sql`(SELECT DISTINCT project_id, dataset, id FROM document_references WHERE project_id = ${scope.projectId} AND dataset = ${scope.dataset} AND target_id IN (${list(ids)})) x`;
+    return { table, alias: 'x', conditions: [] };
+  }
+  const conditions = [sql`x.project_id = ${scope.projectId}`, sql`x.dataset = ${scope.dataset}`, sql`x.target_id = ${ids[0]}`];
+  return { table: raw('document_references x'), alias: 'x', conditions, idOrdered: true };
+}
+
+type PathCompilers = { [K in AccessPath['kind']]: (path: Extract<AccessPath, { kind: K }>, scope: Scope, dialect: IndexDialect) => PathRows };
+
+const PATH_ROWS: PathCompilers = {
+  none: (_, scope) => documentRows(scope, raw('1 = 0')),
+  'by-id': ({ ids }, scope, dialect) => documentRows(scope, predicate(dialect, 'd', { kind: 'id', ids })),
+  'by-type': ({ types }, scope, dialect) => documentRows(scope, predicate(dialect, 'd', { kind: 'type', types })),
+  'id-range': ({ low, high }, scope) => documentRows(scope, sql`(${bounds('d.id', low, high)})`),
+  'full-scan': (_, scope) => documentRows(scope),
+  references: ({ ids }, scope) => referenceRows(scope, ids),
+  'value-range': ({ path, low, high }, scope) => valueRows(scope, path, low, high),
+  'value-walk': ({ path, low, high }, scope) => valueRows(scope, path, low, high),
+  'entries-walk': ({ shapes }, scope, dialect) => ({
+    table: raw('document_entries e'),
+    alias: 'e',
+    conditions: [sql`e.project_id = ${scope.projectId}`, sql`e.dataset = ${scope.dataset}`, predicate(dialect, 'e', { kind: 'shape', hashes: shapes })],
+  }),
+};
+
+const readsContent = (select: DocumentSelection) => select.kind === 'content' || select.kind === 'paths';
+
+export function compileQuery(dialect: IndexDialect, scope: Scope, query: DocumentQuery, plan: IndexPlan): CompiledQuery {
+  const { select, order, after } = query;
+  if (readsContent(select) && order.kind === 'value' && query.limit !== null) return windowThenContent(dialect, scope, query, plan);
+  const rows = (PATH_ROWS[plan.path.kind] as (path: AccessPath, scope: Scope, dialect: IndexDialect) => PathRows)(plan.path, scope, dialect);
+  const { filter } = plan;
+  // The path's own value rows hold the value of their path: no entries row is needed to read it.
+  const onPath = (path: string) => rows.valuePath === path;
+  const sortedByPath = order.kind === 'value' && onPath(order.path);
+  const joinsDocuments = rows.alias !== 'd' && (readsContent(select) || (select.kind === 'values' && select.type) || filter.some(readsDocumentRow));
+  const joinsEntries =
+    rows.alias !== 'e' && ((select.kind === 'values' && select.paths.some((path) => !onPath(path))) || (order.kind === 'value' && !sortedByPath) || filter.some(readsEntries));
+  // The alias whose id and scope columns the other tables and the predicates correlate with.
+  const row = rows.alias === 'x' && joinsDocuments ? 'd' : rows.alias;
+  const direction = order.descending ? ' DESC' : '';
+  const orderBy = order.kind === 'value' ? `${sortedByPath ? 'x.value' : 'sort_value'}${direction}, ${row}.id` : `${rows.idOrdered ? 'x.id' : `${row}.id`}${direction}`;
+
+  const selected: [expression: Sql, name: string][] = [];
+  const valueColumns: string[] = [];
+  if (select.kind === 'count') {
+    selected.push([raw('COUNT(*)'), 'n']);
+  } else {
+    selected.push([raw(`${row}.id`), 'id']);
+    if (rows.alias === 'd' || joinsDocuments) selected.push([raw('d.type'), 'type']);
+    if (select.kind !== 'values') selected.push([raw(dialect.content(select)), 'content']);
+    else {
+      select.paths.forEach((path, i) => {
+        // The value at the order's path is the sort value, selected once.
+        if (order.kind === 'value' && path === order.path) return valueColumns.push('sort_value');
+        selected.push([onPath(path) ? raw('x.value') : dialect.entryValue(path), `v${i}`]);
+        return valueColumns.push(`v${i}`);
+      });
+    }
+    if (order.kind === 'value') selected.push([sortedByPath ? raw('x.value') : dialect.entryValue(order.path), 'sort_value']);
+  }
+
+  let from = rows.table;
+  const where = [...rows.conditions];
+  // Join conditions go to WHERE: PostgreSQL allows no ON with CROSS JOIN.
+  if (joinsDocuments) {
+    from = sql`${from} CROSS JOIN documents d`;
+    where.push(raw(`d.project_id = ${rows.alias}.project_id`), raw(`d.dataset = ${rows.alias}.dataset`), raw(`d.id = ${rows.alias}.id`));
+  }
+  if (joinsEntries) {
+    const entries = dialect.joinEntries(row, query.limit !== null);
+    from = sql`${from}${raw(entries.join)}`;
+    where.push(...entries.conditions.map(raw));
+  }
+  // A value order leaves out the documents without a value at its path.
+  if (order.kind === 'value' && !sortedByPath) where.push(sql`${dialect.entryValue(order.path)} IS NOT NULL`);
+  if (after?.value !== undefined) {
+    if (!sortedByPath) throw new Error('BUG: a page after a value, not walked by that value');
+    // Ties are in id order either way. The bound on the value alone keeps the walk a range of the index on both engines.
+    const [reach, past] = order.descending ? ['<=', '<'] : ['>=', '>'];
+    where.push(sql`x.value ${raw(reach)} ${after.value}`, sql`(x.value ${raw(past)} ${after.value} OR x.id > ${after.id})`);
+  }
+  for (const part of filter) where.push(predicate(dialect, row, part));
+  if (after && after.value === undefined) where.push(sql`(${raw(row)}.id ${raw(order.descending ? '<' : '>')} ${after.id})`);
+
+  const columns = join(selected.map(([expression, name]) => sql`${expression} AS ${raw(name)}`));
+  let statement = sql`SELECT ${columns} FROM ${from}${where.length > 0 ? sql` WHERE ${join(where, ' AND ')}` : raw('')}`;
+  if (select.kind !== 'count') {
+    statement = sql`${statement} ORDER BY ${raw(orderBy)}`;
+    if (query.limit !== null) statement = sql`${statement}${raw(` LIMIT ${Math.max(0, Math.floor(query.limit))} OFFSET ${Math.max(0, Math.floor(query.offset))}`)}`;
+    else if (query.offset > 0) throw new Error('BUG: an offset without a limit');
+  }
+  const resultOrder = order.kind === 'value' ? `sort_value${direction}, id` : `id${direction}`;
+  return { statement, columns: selected.map(([, name]) => name), resultOrder, valueColumns };
+}
+
+/**
+ * A window of whole documents in a value's order: the window's ids first, then their content.
+ * Ties on the value are sorted by id, and the sort holds every row of a tied group that reaches
+ * into the window: with the content in those rows, a page of posts by day read and copied every
+ * post of the latest day.
+ */
+function windowThenContent(dialect: IndexDialect, scope: Scope, query: DocumentQuery, plan: IndexPlan): CompiledQuery {
+  const ids = compileQuery(dialect, scope, { ...query, select: { kind: 'values', paths: [], type: false } }, plan);
+  const orderBy = `w.sort_value${query.order.descending ? ' DESC' : ''}, w.id`;
+  const statement = sql`SELECT d.id AS id, d.type AS type, ${raw(dialect.content(query.select))} AS content, w.sort_value AS sort_value FROM (${ids.statement}) w CROSS JOIN documents d WHERE d.project_id = ${scope.projectId} AND d.dataset = ${scope.dataset} AND d.id = w.id ORDER BY ${raw(orderBy)}`;
+  return { statement, columns: ['id', 'type', 'content', 'sort_value'], resultOrder: ids.resultOrder, valueColumns: [] };
+}
