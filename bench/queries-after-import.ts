@@ -15,7 +15,7 @@ import { request } from 'undici';
 import pg from 'pg';
 import BetterSqlite3 from 'better-sqlite3';
 import { evaluate, prepare } from '../src/groq/index.ts';
-import { StoreDocumentSource } from '../src/content/query/store-document-source.ts';
+import { StoreDocumentSource } from '../src/store/index.ts';
 import { startTestApp, type TestApp } from '../test/helpers/test-app.ts';
 import { createTestDatabase } from '../test/helpers/engine.ts';
 import { authorId, generateDataset, postId } from './lib/dataset.ts';

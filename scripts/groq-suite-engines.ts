@@ -20,9 +20,8 @@ export async function storeEngine(kind: 'sqlite' | 'postgres', postgresUrl: stri
   const { mkdtempSync, rmSync } = await import('node:fs');
   const { tmpdir } = await import('node:os');
   const { join } = await import('node:path');
-  const { openStore } = await import('../src/store/index.ts');
+  const { openStore, StoreDocumentSource } = await import('../src/store/index.ts');
   const { evaluate } = await import('../src/groq/index.ts');
-  const { StoreDocumentSource } = await import('../src/content/query/store-document-source.ts');
   const dir = mkdtempSync(join(tmpdir(), 'groq-suite-'));
   const schema = `groq_suite_${process.pid}`;
   const store = kind === 'sqlite' ? openStore(`sqlite:${join(dir, 'suite.db')}`) : openStore(postgresUrl, { schema });

@@ -3,9 +3,8 @@
 // the peak while a full scan and a large streamed projection run. Prints one JSON line.
 //
 //   node --expose-gc bench/lib/query-memory-process.ts <databaseUrl> <schema|-> <projectId> <dataset>
-import { openStore } from '../../src/store/index.ts';
+import { openStore, StoreDocumentSource } from '../../src/store/index.ts';
 import { execute } from '../../src/groq/index.ts';
-import { StoreDocumentSource } from '../../src/content/query/store-document-source.ts';
 
 const [databaseUrl, schema, projectId, dataset] = process.argv.slice(2) as [string, string, string, string];
 const mb = (bytes: number) => Math.round(bytes / 1024 / 1024);

@@ -3,6 +3,7 @@ import { openPostgresDatabase } from './postgres/postgres-database.ts';
 import { createStoreOn, type Store } from './store.ts';
 
 export type { PlannerReads, Store, Repositories } from './store.ts';
+export { StoreDocumentSource, type DocumentLimit, type SourceOptions } from './document-index/source/store-document-source.ts';
 export type * from './records.ts';
 
 export interface StoreOptions {

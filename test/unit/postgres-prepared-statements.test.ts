@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_PREPARED_PER_CONNECTION, openPostgresDatabase } from '../../src/store/postgres/postgres-database.ts';
 import { createStoreOn } from '../../src/store/store.ts';
 import { evaluate } from '../../src/groq/index.ts';
-import { StoreDocumentSource } from '../../src/content/query/store-document-source.ts';
+import { StoreDocumentSource } from '../../src/store/index.ts';
 import type { Database } from '../../src/store/sql.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/engine.ts';
 

@@ -8,9 +8,9 @@ import type { ScanRequest } from '../../src/groq/index.ts';
 import { openStore, type Store } from '../../src/store/index.ts';
 import type { DocumentQuery, DocumentQueryResult } from '../../src/store/document-index/document-query.ts';
 import type { ShapeInfo } from '../../src/store/document-index/entries.ts';
-import { ConditionTranslator } from '../../src/content/query/constraint-conditions.ts';
-import { IndexBatcher } from '../../src/content/query/index-batcher.ts';
-import { ScanExecution, type ScanContext } from '../../src/content/query/scan-execution.ts';
+import { ConditionTranslator } from '../../src/store/document-index/source/constraint-conditions.ts';
+import { IndexBatcher } from '../../src/store/document-index/source/index-batcher.ts';
+import { ScanExecution, type ScanContext } from '../../src/store/document-index/source/scan-execution.ts';
 import { createTestDatabase, type TestDatabase } from '../helpers/engine.ts';
 
 const NOW = '2026-01-01T00:00:00.000Z';

@@ -1,8 +1,8 @@
 import { execute, type EvaluationBudget, type PreparedQuery, type QueryOutput, type QueryTrace } from '../../groq/index.ts';
-import type { Store } from '../../store/index.ts';
+import { StoreDocumentSource, type Store } from '../../store/index.ts';
 import { withPerspective } from './perspective-source.ts';
 import type { Perspective } from './perspectives.ts';
-import { StoreDocumentSource } from './store-document-source.ts';
+import { MoveToWorker } from './query-budget.ts';
 
 /** What a query runs on and with: the same on the main thread and in a query worker. */
 export interface QueryJob {
@@ -24,7 +24,11 @@ export function runQueryOn(
   job: QueryJob,
   options: { budget: EvaluationBudget; maxDocuments?: number; trace?: QueryTrace | undefined },
 ): QueryRun {
-  const source = new StoreDocumentSource(store, job.projectId, job.dataset, options.maxDocuments === undefined ? {} : { maxDocuments: options.maxDocuments });
+  const max = options.maxDocuments;
+  const exceeded = (documents: number): never => {
+    throw new MoveToWorker(`it reads ${documents} or more documents at once (a main-thread query holds at most ${max})`);
+  };
+  const source = new StoreDocumentSource(store, job.projectId, job.dataset, max === undefined ? {} : { limit: { documents: max, exceeded } });
   const output = execute(prepared, {
     source: withPerspective(source, job.perspective),
     params: job.params,

@@ -2,8 +2,7 @@
 // document index answered (constraints, order and window, count, the fields it returned) and what
 // the evaluator did on the candidates, with the counts of one evaluation and the SQL it sent.
 import { describePlan, type ExprNode, type QueryTrace } from '../../groq/index.ts';
-import type { Store } from '../../store/index.ts';
-import type { StoreDocumentSource } from './store-document-source.ts';
+import type { StoreDocumentSource } from '../../store/index.ts';
 
 export interface ScanExplanation {
   scan: number;
@@ -45,7 +44,7 @@ export interface QueryPlan {
   statements: number;
 }
 
-export function explainQuery(planned: ExprNode, text: string, trace: QueryTrace, source: StoreDocumentSource, store: Store, scope: { projectId: string; dataset: string }): QueryPlan {
+export function explainQuery(planned: ExprNode, text: string, trace: QueryTrace, source: StoreDocumentSource): QueryPlan {
   const scans = describePlan(planned, text).scans.map((scan): ScanExplanation => {
     const runs = trace.scans.get(scan.scan);
     const evaluations = runs?.evaluations ?? 0;

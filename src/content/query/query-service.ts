@@ -99,8 +99,7 @@ export class QueryService {
     const trace = request.explain ? new QueryTrace() : undefined;
     const { source, output: running } = runQueryOn(this.store, prepared, job, { budget, maxDocuments: this.limits.mainThreadDocuments, trace });
     const output = await running;
-    const scope = { projectId: job.projectId, dataset: job.dataset };
-    const plan = () => (trace ? { plan: explainQuery(prepared.tree, request.query, trace, source, this.store, scope) } : {});
+    const plan = () => (trace ? { plan: explainQuery(prepared.tree, request.query, trace, source) } : {});
     if (output.kind === 'value') return { kind: 'value', query: request.query, ms: ms(), result: localize(output.value), ...plan() };
     // The first page is computed before the answer begins: until then the query may still move to
     // a worker or time out with a status of its own.

@@ -2,10 +2,10 @@
 // index. Each constraint gives two conditions, the documents for which it is true and those for
 // which it is false, so that `!`, `&&` and `||` combine exactly as GROQ combines them. A constraint
 // the index cannot answer exactly gives null, and the evaluator evaluates it on the candidates.
-import { matchLiterals, type Constraint, type FieldPath } from '../../groq/index.ts';
-import type { DocumentCondition } from '../../store/document-index/document-query.ts';
-import { isIndexedPath, type ShapeInfo } from '../../store/document-index/entries.ts';
-import { encodeScalar, isOrderSafeString, isWholeString, RANK_BOOLEAN, RANK_END, RANK_NUMBER, RANK_STRING } from '../../store/document-index/values.ts';
+import { matchLiterals, type Constraint, type FieldPath } from '../../../groq/index.ts';
+import type { DocumentCondition } from '../document-query.ts';
+import { isIndexedPath, type ShapeInfo } from '../entries.ts';
+import { encodeScalar, isOrderSafeString, isWholeString, RANK_BOOLEAN, RANK_END, RANK_NUMBER, RANK_STRING } from '../values.ts';
 
 export type Conditions = { whenTrue: DocumentCondition; whenFalse: DocumentCondition };
 

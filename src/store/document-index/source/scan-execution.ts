@@ -3,7 +3,7 @@
 // filter the index also counts, or orders and windows. Documents come whole; or, when the query
 // reads a few indexed paths of them, assembled from the value rows (no document is parsed); or cut
 // down to the values at the paths the query reads.
-import { outermostPaths, placeAtPath, readPath, type FieldPath, type ReadPath, type ScanAnswer, type ScanRequest } from '../../groq/index.ts';
+import { outermostPaths, placeAtPath, readPath, type FieldPath, type ReadPath, type ScanAnswer, type ScanRequest } from '../../../groq/index.ts';
 import {
   conjuncts,
   isPlainStep,
@@ -14,12 +14,13 @@ import {
   type DocumentQueryResult,
   type DocumentRow,
   type DocumentSelection,
-} from '../../store/document-index/document-query.ts';
-import { isIndexedPath, type ShapeInfo } from '../../store/document-index/entries.ts';
-import { decodeScalar, isOrderSafeString } from '../../store/document-index/values.ts';
-import { jsonColumn } from '../../store/sql.ts';
+} from '../document-query.ts';
+import { isIndexedPath, type ShapeInfo } from '../entries.ts';
+import { decodeScalar, isOrderSafeString } from '../values.ts';
+import { jsonColumn } from '../../sql.ts';
 import { ConditionTranslator, needsShapes } from './constraint-conditions.ts';
 import type { IndexBatcher } from './index-batcher.ts';
+import type { DocumentLimit } from './store-document-source.ts';
 
 /** Beyond this many paths, whole documents are cheaper than a subquery per path and document. */
 const MAX_VALUE_PATHS = 8;
@@ -41,7 +42,7 @@ export interface ScanContext {
   /** Whether the database reads beside this thread, so that a page read ahead overlaps the evaluator's work. */
   readAhead: boolean;
   /** The most documents an answer may hold; called with the count when a scan would return more. */
-  rowLimit?: { rows: number; exceeded(rows: number): never };
+  limit?: DocumentLimit;
 }
 
 /** Translates constraints that need no shapes. */
@@ -163,9 +164,9 @@ export class ScanExecution {
       const window = await this.window(where, select, request.window);
       if (window) return { documents: window, applied, windowed: true };
     }
-    const limit = this.context.rowLimit;
-    const rows = await this.rows({ where, order: { kind: 'id', descending: false }, offset: 0, limit: limit ? limit.rows + 1 : null, select });
-    if (limit && rows.length > limit.rows) limit.exceeded(rows.length);
+    const limit = this.context.limit;
+    const rows = await this.rows({ where, order: { kind: 'id', descending: false }, offset: 0, limit: limit ? limit.documents + 1 : null, select });
+    if (limit && rows.length > limit.documents) limit.exceeded(rows.length);
     return { documents: await this.documents(rows, select), applied, windowed: false };
   }
 

@@ -1,13 +1,23 @@
-import { PENDING, requestKey, type DocumentSource, type ScanAnswer, type ScanRequest } from '../../groq/index.ts';
-import type { PlannerReads, Store } from '../../store/index.ts';
-import type { StatementCounter } from '../../store/sql.ts';
+import { PENDING, requestKey, type DocumentSource, type ScanAnswer, type ScanRequest } from '../../../groq/index.ts';
+import type { PlannerReads, Store } from '../../store.ts';
+import type { StatementCounter } from '../../sql.ts';
 import { ConditionTranslator } from './constraint-conditions.ts';
 import { IndexBatcher } from './index-batcher.ts';
-import { MoveToWorker } from './query-budget.ts';
 import { ScanExecution, type DatasetShapes, type ScanContext, type ScanReport } from './scan-execution.ts';
 
 /** Documents per page of a streamed query: whole, or assembled from a few indexed values. */
 const PAGE_SIZES = { documents: 1000, values: 10_000 };
+
+/** The most documents a source holds at once, and what holding more does (throws: the caller's budget). */
+export interface DocumentLimit {
+  documents: number;
+  exceeded(documents: number): never;
+}
+
+export interface SourceOptions {
+  pageSizes?: { documents: number; values: number };
+  limit?: DocumentLimit;
+}
 
 /**
  * The documents of one dataset, from the Store, for the GROQ evaluator. The evaluator asks
@@ -33,12 +43,11 @@ export class StoreDocumentSource implements DocumentSource {
   /** What the scans asked of the index, by scan, for EXPLAIN output (the first evaluation of each). */
   readonly reports = new Map<number, ScanReport>();
 
-  /** The most documents this source holds at once (a main-thread query); more: MoveToWorker. */
-  private readonly maxDocuments: number;
+  private readonly limit: DocumentLimit | undefined;
 
-  constructor(store: Store, projectId: string, dataset: string, options: { pageSizes?: { documents: number; values: number }; maxDocuments?: number } = {}) {
+  constructor(store: Pick<Store, 'countedReads'>, projectId: string, dataset: string, options: SourceOptions = {}) {
     this.pageSizes = options.pageSizes ?? PAGE_SIZES;
-    this.maxDocuments = options.maxDocuments ?? Infinity;
+    this.limit = options.limit;
     this.reads = store.countedReads(this.counter);
     this.projectId = projectId;
     this.dataset = dataset;
@@ -87,7 +96,7 @@ export class StoreDocumentSource implements DocumentSource {
     }
     if (this.wantAll && !this.all) work.push(this.loadAll());
     await Promise.all(work);
-    if (this.held() > this.maxDocuments) this.tooMany(this.held());
+    if (this.limit && this.held() > this.limit.documents) this.limit.exceeded(this.held());
   }
 
   /** Documents held for this query (or page): scan answers, dereferences, the whole dataset. */
@@ -95,10 +104,6 @@ export class StoreDocumentSource implements DocumentSource {
     let held = this.byId.size + (this.all?.length ?? 0);
     for (const answer of this.answers.values()) held += answer.documents?.length ?? 0;
     return held;
-  }
-
-  private tooMany(documents: number): never {
-    throw new MoveToWorker(`it reads ${documents} or more documents at once (a main-thread query holds at most ${this.maxDocuments})`);
   }
 
   /**
@@ -120,7 +125,7 @@ export class StoreDocumentSource implements DocumentSource {
     return {
       batcher: this.batcher,
       readAhead: this.reads.documentIndex.readsOffThread,
-      ...(Number.isFinite(this.maxDocuments) ? { rowLimit: { rows: this.maxDocuments, exceeded: (rows: number) => this.tooMany(rows) } } : {}),
+      ...(this.limit ? { limit: this.limit } : {}),
       shapes: () =>
         (this.shapes ??= this.reads.documentIndex.shapes(this.projectId, this.dataset).then((shapes) => {
           const nonScalarPaths = new Set<string>();
@@ -145,7 +150,7 @@ export class StoreDocumentSource implements DocumentSource {
     const all: unknown[] = [];
     for await (const document of this.reads.documents.scan(this.projectId, this.dataset)) {
       all.push(document);
-      if (all.length > this.maxDocuments) this.tooMany(all.length);
+      if (this.limit && all.length > this.limit.documents) this.limit.exceeded(all.length);
       if (!this.byId.has(document._id)) this.byId.set(document._id, document);
     }
     this.all = all;

@@ -1,7 +1,7 @@
-import type { PlannerReads } from '../../store/index.ts';
-import type { DocumentQuery, DocumentQueryResult } from '../../store/document-index/document-query.ts';
-import type { ShapeInfo } from '../../store/document-index/entries.ts';
-import type { AskedQuery } from '../../store/document-index/reader.ts';
+import type { PlannerReads } from '../../store.ts';
+import type { DocumentQuery, DocumentQueryResult } from '../document-query.ts';
+import type { ShapeInfo } from '../entries.ts';
+import type { AskedQuery } from '../reader.ts';
 
 type Waiting<T> = { resolve: (value: T) => void; reject: (error: unknown) => void };
 
