@@ -85,6 +85,24 @@ export interface DocumentRow {
 /** With the statement that answered it, as its engine runs it (for EXPLAIN). */
 export type DocumentQueryResult = ({ rows: DocumentRow[] } | { count: number }) & { sql: string };
 
+export const ALL: DocumentCondition = { kind: 'all' };
+export const NONE: DocumentCondition = { kind: 'none' };
+
+export const not = (condition: DocumentCondition): DocumentCondition =>
+  condition.kind === 'all' ? NONE : condition.kind === 'none' ? ALL : condition.kind === 'not' ? condition.condition : { kind: 'not', condition };
+
+export function and(conditions: readonly DocumentCondition[]): DocumentCondition {
+  const parts = conditions.filter((c) => c.kind !== 'all');
+  if (parts.some((c) => c.kind === 'none')) return NONE;
+  return parts.length === 0 ? ALL : parts.length === 1 ? parts[0]! : { kind: 'and', conditions: parts };
+}
+
+export function or(conditions: readonly DocumentCondition[]): DocumentCondition {
+  const parts = conditions.filter((c) => c.kind !== 'none');
+  if (parts.some((c) => c.kind === 'all')) return ALL;
+  return parts.length === 0 ? NONE : parts.length === 1 ? parts[0]! : { kind: 'or', conditions: parts };
+}
+
 /** The conjuncts of a condition, with nested ands flattened. */
 export function conjuncts(condition: DocumentCondition): DocumentCondition[] {
   if (condition.kind === 'and') return condition.conditions.flatMap(conjuncts);

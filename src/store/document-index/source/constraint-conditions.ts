@@ -3,47 +3,19 @@
 // which it is false, so that `!`, `&&` and `||` combine exactly as GROQ combines them. A constraint
 // the index cannot answer exactly gives null, and the evaluator evaluates it on the candidates.
 import { matchLiterals, type Constraint, type FieldPath } from '../../../groq/index.ts';
-import type { DocumentCondition } from '../document-query.ts';
+import { ALL, and, NONE, not, or, type DocumentCondition } from '../document-query.ts';
 import { isIndexedPath, type ShapeInfo } from '../entries.ts';
 import { encodeScalar, isOrderSafeString, isWholeString, RANK_BOOLEAN, RANK_END, RANK_NUMBER, RANK_STRING } from '../values.ts';
 
 export type Conditions = { whenTrue: DocumentCondition; whenFalse: DocumentCondition };
 
-const ALL: DocumentCondition = { kind: 'all' };
-const NONE: DocumentCondition = { kind: 'none' };
 /** More values than this in one `in` are left to the evaluator. */
 const MAX_VALUES = 1000;
 
-const not = (condition: DocumentCondition): DocumentCondition =>
-  condition.kind === 'all' ? NONE : condition.kind === 'none' ? ALL : condition.kind === 'not' ? condition.condition : { kind: 'not', condition };
-
-function and(conditions: DocumentCondition[]): DocumentCondition {
-  const parts = conditions.filter((c) => c.kind !== 'all');
-  if (parts.some((c) => c.kind === 'none')) return NONE;
-  return parts.length === 0 ? ALL : parts.length === 1 ? parts[0]! : { kind: 'and', conditions: parts };
-}
-
-function or(conditions: DocumentCondition[]): DocumentCondition {
-  const parts = conditions.filter((c) => c.kind !== 'none');
-  if (parts.some((c) => c.kind === 'all')) return ALL;
-  return parts.length === 0 ? NONE : parts.length === 1 ? parts[0]! : { kind: 'or', conditions: parts };
-}
-
 const twoValued = (whenTrue: DocumentCondition): Conditions => ({ whenTrue, whenFalse: not(whenTrue) });
 
-/** The rank a scalar's encoding starts with, and the one after it. */
-function rankOf(value: unknown): [string, string] | null {
-  switch (typeof value) {
-    case 'number':
-      return [RANK_NUMBER, RANK_STRING];
-    case 'string':
-      return [RANK_STRING, RANK_BOOLEAN];
-    case 'boolean':
-      return [RANK_BOOLEAN, RANK_END];
-    default:
-      return null;
-  }
-}
+/** The rank a scalar's encoding starts with, and the one after it, by the scalar's typeof. */
+const RANKS: Readonly<Record<string, [string, string]>> = { number: [RANK_NUMBER, RANK_STRING], string: [RANK_STRING, RANK_BOOLEAN], boolean: [RANK_BOOLEAN, RANK_END] };
 
 /** Whether translating a constraint reads the dataset's shapes (defined(), equality with null). */
 export function needsShapes(constraint: Constraint): boolean {
@@ -72,17 +44,20 @@ export class ConditionTranslator {
     this.shapes = shapes;
   }
 
-  /** Documents that have the path (defined()), as the shapes that have it. */
-  definedAt(path: string): DocumentCondition {
-    return { kind: 'shape', hashes: this.shapes.filter((shape) => shape.paths.has(path)).map((shape) => shape.hash) };
+  /** Documents of the shapes that pass `test` (none: NONE). */
+  private ofShapes(test: (shape: ShapeInfo) => boolean): DocumentCondition {
+    const hashes = this.shapes.filter(test).map((shape) => shape.hash);
+    return hashes.length === 0 ? NONE : { kind: 'shape', hashes };
   }
 
-  /** Documents with no scalar at the path (ordered last, or first when descending), by shape. */
+  /** Documents that have the path (defined()). */
+  private definedAt(path: string): DocumentCondition {
+    return this.ofShapes((shape) => shape.paths.has(path));
+  }
+
+  /** Documents with no scalar at the path (ordered last, or first when descending). */
   withoutScalar(path: string, types: readonly string[] | null): DocumentCondition {
-    const hashes = this.shapes
-      .filter((shape) => shape.paths.get(path) !== 's' && (types === null || types.includes(shape.type)))
-      .map((shape) => shape.hash);
-    return { kind: 'shape', hashes };
+    return this.ofShapes((shape) => shape.paths.get(path) !== 's' && (types === null || types.includes(shape.type)));
   }
 
   translate(constraint: Constraint): Conditions | null {
@@ -171,9 +146,7 @@ export class ConditionTranslator {
     for (const literal of literals) for (const run of literal.replace(/\./g, '').match(/[\0-\x7f]+/g) ?? []) texts.add(run.toLowerCase());
     if (texts.size === 0) return null;
     const key = path.join('.');
-    const arrays = this.shapes.filter((shape) => shape.paths.get(key) === 'a').map((shape) => shape.hash);
-    const contains: DocumentCondition = { kind: 'contains', path: key, texts: [...texts] };
-    return arrays.length > 0 ? or([contains, { kind: 'shape', hashes: arrays }]) : contains;
+    return or([{ kind: 'contains', path: key, texts: [...texts] }, this.ofShapes((shape) => shape.paths.get(key) === 'a')]);
   }
 
   private defined(path: FieldPath): Conditions | null {
@@ -201,7 +174,7 @@ export class ConditionTranslator {
 
   /** `path < value` and the like: null unless both are numbers, strings or booleans. */
   private compare(path: FieldPath, op: '<' | '<=' | '>' | '>=', value: unknown): Conditions | null {
-    const rank = rankOf(value);
+    const rank = RANKS[typeof value];
     if (!rank) return { whenTrue: NONE, whenFalse: NONE };
     if (isColumn(path)) {
       if (typeof value !== 'string') return { whenTrue: NONE, whenFalse: NONE };

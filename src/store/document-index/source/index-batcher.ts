@@ -5,6 +5,34 @@ import type { AskedQuery } from '../reader.ts';
 
 type Waiting<T> = { resolve: (value: T) => void; reject: (error: unknown) => void };
 
+/** Requests by key until taken: each key fetched once, however many wait on it. */
+class Requests<K, V> {
+  private waiting = new Map<K, Waiting<V>[]>();
+
+  ask(key: K): Promise<V> {
+    return new Promise((resolve, reject) => {
+      const list = this.waiting.get(key);
+      if (list) list.push({ resolve, reject });
+      else this.waiting.set(key, [{ resolve, reject }]);
+    });
+  }
+
+  /** The requests so far, to be answered by `fetch` (a key it does not answer: null). */
+  take(): (fetch: (keys: K[]) => Promise<ReadonlyMap<K, V>>) => Promise<void> {
+    const waiting = this.waiting;
+    this.waiting = new Map();
+    return async (fetch) => {
+      if (waiting.size === 0) return;
+      try {
+        const found = await fetch([...waiting.keys()]);
+        for (const [key, list] of waiting) for (const w of list) w.resolve(found.get(key) ?? (null as V));
+      } catch (error) {
+        for (const list of waiting.values()) for (const w of list) w.reject(error);
+      }
+    };
+  }
+}
+
 /**
  * Collects the queries that the scans of one round ask at the same moment and sends them together
  * (the store runs a thousand subqueries per document as one statement on PostgreSQL), and the
@@ -14,10 +42,10 @@ export class IndexBatcher {
   private readonly reads: PlannerReads;
   private readonly projectId: string;
   private readonly dataset: string;
-  private queries: (AskedQuery & { waiting: Waiting<DocumentQueryResult> })[] = [];
-  private contents = new Map<string, Waiting<unknown>[]>();
-  private shapes = new Map<string, Waiting<string | null>[]>();
-  private scheduled = false;
+  private readonly queries = new Requests<AskedQuery, DocumentQueryResult>();
+  private readonly contents = new Requests<string, unknown>();
+  private readonly shapes = new Requests<string, string | null>();
+  private flushing = false;
 
   constructor(reads: PlannerReads, projectId: string, dataset: string) {
     this.reads = reads;
@@ -27,73 +55,37 @@ export class IndexBatcher {
 
   /** A query, with the dataset's shapes where the caller read them (DocumentIndexReader.query). */
   query(query: DocumentQuery, shapes: readonly ShapeInfo[] | null = null): Promise<DocumentQueryResult> {
-    return new Promise((resolve, reject) => {
-      this.queries.push({ query, shapes, waiting: { resolve, reject } });
-      this.schedule();
-    });
+    return this.scheduled(this.queries.ask({ query, shapes }));
   }
 
   /** The stored document `id` (null when there is none). */
   content(id: string): Promise<unknown> {
-    return new Promise((resolve, reject) => {
-      const list = this.contents.get(id);
-      if (list) list.push({ resolve, reject });
-      else this.contents.set(id, [{ resolve, reject }]);
-      this.schedule();
-    });
+    return this.scheduled(this.contents.ask(id));
   }
 
   /** The shape hash of document `id` (null when there is none). */
   shape(id: string): Promise<string | null> {
-    return new Promise((resolve, reject) => {
-      const list = this.shapes.get(id);
-      if (list) list.push({ resolve, reject });
-      else this.shapes.set(id, [{ resolve, reject }]);
-      this.schedule();
-    });
+    return this.scheduled(this.shapes.ask(id));
   }
 
-  private schedule(): void {
-    if (this.scheduled) return;
-    this.scheduled = true;
-    // After every scan of the round has asked (they ask synchronously up to their first await).
-    setImmediate(() => void this.flush());
+  private scheduled<T>(answer: Promise<T>): Promise<T> {
+    if (!this.flushing) {
+      this.flushing = true;
+      // After every scan of the round has asked (they ask synchronously up to their first await).
+      setImmediate(() => void this.flush());
+    }
+    return answer;
   }
 
   private async flush(): Promise<void> {
-    this.scheduled = false;
-    const queries = this.queries;
-    const contents = this.contents;
-    const shapes = this.shapes;
-    this.queries = [];
-    this.contents = new Map();
-    this.shapes = new Map();
-    if (shapes.size > 0) {
-      try {
-        const found = await this.reads.documentIndex.shapesOf(this.projectId, this.dataset, [...shapes.keys()]);
-        for (const [id, waiting] of shapes) for (const w of waiting) w.resolve(found.get(id) ?? null);
-      } catch (error) {
-        for (const waiting of shapes.values()) for (const w of waiting) w.reject(error);
-      }
-    }
-    if (queries.length > 0) {
-      try {
-        const results = await this.reads.documentIndex.queryMany(this.projectId, this.dataset, queries);
-        queries.forEach((q, i) => q.waiting.resolve(results[i]!));
-      } catch (error) {
-        for (const q of queries) q.waiting.reject(error);
-      }
-    }
-    if (contents.size > 0) {
-      try {
-        const found = new Map<string, unknown>();
-        for (const document of await this.reads.documents.getMany(this.projectId, this.dataset, [...contents.keys()])) {
-          found.set(document._id, document);
-        }
-        for (const [id, waiting] of contents) for (const w of waiting) w.resolve(found.get(id) ?? null);
-      } catch (error) {
-        for (const waiting of contents.values()) for (const w of waiting) w.reject(error);
-      }
-    }
+    this.flushing = false;
+    const { projectId, dataset, reads } = this;
+    const [shapes, queries, contents] = [this.shapes.take(), this.queries.take(), this.contents.take()];
+    await shapes((ids) => reads.documentIndex.shapesOf(projectId, dataset, ids));
+    await queries(async (asked) => {
+      const results = await reads.documentIndex.queryMany(projectId, dataset, asked);
+      return new Map(asked.map((query, i) => [query, results[i]!]));
+    });
+    await contents(async (ids) => new Map((await reads.documents.getMany(projectId, dataset, ids)).map((document) => [document._id, document])));
   }
 }

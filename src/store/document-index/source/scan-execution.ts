@@ -5,6 +5,7 @@
 // down to the values at the paths the query reads.
 import { outermostPaths, placeAtPath, readPath, type FieldPath, type ReadPath, type ScanAnswer, type ScanRequest } from '../../../groq/index.ts';
 import {
+  and,
   conjuncts,
   isPlainStep,
   type DocumentCondition,
@@ -54,11 +55,6 @@ export interface ScanReport {
   statements: string[];
 }
 
-function and(conditions: DocumentCondition[]): DocumentCondition {
-  const parts = conditions.filter((c) => c.kind !== 'all');
-  return parts.length === 0 ? { kind: 'all' } : parts.length === 1 ? parts[0]! : { kind: 'and', conditions: parts };
-}
-
 const isColumn = (path: ReadPath) => path.length === 1 && (path[0] === '_id' || path[0] === '_type');
 
 const isAttributePath = (path: ReadPath): path is FieldPath => path.every((step) => typeof step === 'string');
@@ -96,9 +92,8 @@ function selection(fields: readonly ReadPath[] | null, nonScalarPaths: ReadonlyS
 
 /** The types a condition is restricted to by a top-level `_type` condition, or null. */
 function typesOf(where: DocumentCondition): readonly string[] | null {
-  if (where.kind === 'type') return where.types;
-  if (where.kind === 'and') for (const part of where.conditions) if (part.kind === 'type') return part.types;
-  return null;
+  const typed = conjuncts(where).find((part) => part.kind === 'type');
+  return typed?.kind === 'type' ? typed.types : null;
 }
 
 export class ScanExecution {
@@ -171,12 +166,10 @@ export class ScanExecution {
   }
 
   /**
-   * The candidates a page at a time, in id order (the next page starts after the last id), each
-   * page one statement. Pages of whole documents are smaller than pages assembled from a few
-   * values; a query's first page is the size of a page of whole documents, so that a small result
-   * is one statement of a small page. Where the database reads beside this thread (PostgreSQL),
-   * the next page is asked for before this one is handed out, and read while the evaluator works
-   * on this one (memory then holds two pages).
+   * The candidates a page at a time, in id order; or, for an aggregate that takes them in any
+   * order, in the order of the one path whose value rows stand for them (walkedPath()). A query's
+   * first page is the size of a page of whole documents, so that a small result is one statement
+   * of a small page; pages assembled from a few values are larger.
    */
   async *pages(sizes: { documents: number; values: number }): AsyncGenerator<ScanAnswer> {
     const { where, applied, exact, select } = await this.prepare();
@@ -185,30 +178,31 @@ export class ScanExecution {
       return;
     }
     const walked = exact && this.request.unordered ? await this.walkedPath(where, select) : null;
-    if (walked !== null) {
-      yield* this.valuePages(walked, select, applied, sizes.values);
-      return;
-    }
-    const page = (last: string | null, limit: number) =>
-      this.rows({ where, order: { kind: 'id', descending: false }, offset: 0, limit, select, ...(last === null ? {} : { after: { id: last } }) });
+    const first: DocumentQuery =
+      walked === null
+        ? { where, order: { kind: 'id', descending: false }, offset: 0, limit: sizes.documents, select }
+        : { where: { kind: 'value', path: walked }, order: { kind: 'value', path: walked, descending: false }, offset: 0, limit: sizes.values, select };
     const pageSize = select.kind === 'values' ? sizes.values : sizes.documents;
-    let limit = sizes.documents;
-    let next: Promise<DocumentRow[]> | null = page(null, limit);
-    while (next) {
+    let query: DocumentQuery | null = first;
+    let next: Promise<DocumentRow[]> | null = this.rows(first);
+    while (query && next) {
       const rows: DocumentRow[] = await next;
+      const last = rows[rows.length - 1];
+      // Each page after the last row of the one before, until one is not full.
+      query = last && rows.length === query.limit ? { ...query, limit: pageSize, after: { id: last.id, value: last.sortValue } } : null;
       next = null;
-      const last = rows.length === limit ? rows[rows.length - 1]!.id : null;
-      limit = pageSize;
-      if (last !== null && this.context.readAhead) {
-        next = page(last, limit);
+      // Where the database reads beside this thread, the next page is read while the evaluator
+      // works on this one (memory then holds two pages).
+      if (query && this.context.readAhead) {
+        next = this.rows(query);
         // It may fail while this page is out: handled here, it still throws where it is awaited.
         next.catch(() => undefined);
         // The statement leaves on a later tick (the batch, the pool's hand-out of a client): let it
         // go before the evaluator takes the thread for this page.
         await new Promise((resolve) => setImmediate(resolve));
       }
-      yield { documents: await this.documents(rows, select), applied, windowed: false };
-      if (last !== null && !next) next = page(last, limit);
+      yield { documents: await this.documents(rows, select), applied, windowed: false, ...(walked === null ? {} : { reordered: true }) };
+      if (query && !next) next = this.rows(query);
     }
   }
 
@@ -228,28 +222,6 @@ export class ScanExecution {
     if (nonScalarPaths.has(path)) return null;
     for (const shape of byHash.values()) if (shape.paths.get(path) === 's' && !where.types.includes(shape.type)) return null;
     return path;
-  }
-
-  /**
-   * The walk of walkedPath(): the path's value rows in value order, a page at a time, each after
-   * the last (value, id) of the one before; read ahead as pages() reads.
-   */
-  private async *valuePages(path: string, select: DocumentSelection, applied: boolean[], pageSize: number): AsyncGenerator<ScanAnswer> {
-    const query: DocumentQuery = { where: { kind: 'value', path }, order: { kind: 'value', path, descending: false }, offset: 0, limit: pageSize, select };
-    const after = (rows: DocumentRow[]): DocumentQuery | null => {
-      const last = rows[rows.length - 1];
-      return rows.length === pageSize && last?.sortValue !== undefined ? { ...query, after: { value: last.sortValue, id: last.id } } : null;
-    };
-    let next: Promise<DocumentRow[]> | null = this.rows(query);
-    while (next) {
-      const rows: DocumentRow[] = await next;
-      const following = after(rows);
-      next = following && this.context.readAhead ? this.rows(following) : null;
-      // It may fail while this page is out: handled here, it still throws where it is awaited.
-      next?.catch(() => undefined);
-      yield { documents: await this.documents(rows, select), applied, windowed: false, reordered: true };
-      if (following && !next) next = this.rows(following);
-    }
   }
 
   /**
@@ -275,7 +247,7 @@ export class ScanExecution {
     const unranked: DocumentQuery = { where: unrankedWhere, order: { kind: 'id', descending: false }, offset: 0, limit: null, select };
     const ranked: DocumentQuery = { where, order: { kind: 'value', path: key, descending }, offset: 0, limit: null, select };
     const [first, second] = descending ? [unranked, ranked] : [ranked, unranked];
-    const none = (query: DocumentQuery) => query === unranked && isNone(unrankedWhere);
+    const none = (query: DocumentQuery) => query === unranked && unrankedWhere.kind === 'none';
     const head = none(first) ? [] : await this.rows({ ...first, offset: start, limit: end - start });
     let rows = head;
     if (head.length < end - start) {
@@ -338,12 +310,6 @@ export class ScanExecution {
     });
     return documents.some((document) => document instanceof Promise) ? Promise.all(documents) : documents;
   }
-}
-
-function isNone(condition: DocumentCondition): boolean {
-  if (condition.kind === 'none') return true;
-  if (condition.kind === 'shape') return condition.hashes.length === 0;
-  return condition.kind === 'and' && condition.conditions.some(isNone);
 }
 
 /** Whether the request orders by anything but ids (a window then reads the shapes anyway). */

@@ -7,7 +7,7 @@ import { join, list, raw, sql, type Sql } from '../../sql-fragment.ts';
 import type { AccessPath, IndexPlan } from '../access-path.ts';
 import type { IndexDialect } from '../dialects/dialect.ts';
 import { isEquality, type Bound, type DocumentQuery, type DocumentSelection } from '../document-query.ts';
-import { bounds, predicate, readsDocumentRow, readsEntries } from './conditions.ts';
+import { bounds, holds, predicate } from './conditions.ts';
 
 export interface Scope {
   projectId: string;
@@ -93,32 +93,15 @@ export function compileQuery(dialect: IndexDialect, scope: Scope, query: Documen
   // The path's own value rows hold the value of their path: no entries row is needed to read it.
   const onPath = (path: string) => rows.valuePath === path;
   const sortedByPath = order.kind === 'value' && onPath(order.path);
-  const joinsDocuments = rows.alias !== 'd' && (readsContent(select) || (select.kind === 'values' && select.type) || filter.some(readsDocumentRow));
+  const joinsDocuments = rows.alias !== 'd' && (readsContent(select) || (select.kind === 'values' && select.type) || filter.some((part) => holds(part, ['type'])));
   const joinsEntries =
-    rows.alias !== 'e' && ((select.kind === 'values' && select.paths.some((path) => !onPath(path))) || (order.kind === 'value' && !sortedByPath) || filter.some(readsEntries));
+    rows.alias !== 'e' && ((select.kind === 'values' && select.paths.some((path) => !onPath(path))) || (order.kind === 'value' && !sortedByPath) || filter.some((part) => holds(part, ['value', 'contains', 'shape'])));
   // The alias whose id and scope columns the other tables and the predicates correlate with.
   const row = rows.alias === 'x' && joinsDocuments ? 'd' : rows.alias;
   const direction = order.descending ? ' DESC' : '';
   const orderBy = order.kind === 'value' ? `${sortedByPath ? 'x.value' : 'sort_value'}${direction}, ${row}.id` : `${rows.idOrdered ? 'x.id' : `${row}.id`}${direction}`;
 
-  const selected: [expression: Sql, name: string][] = [];
-  const valueColumns: string[] = [];
-  if (select.kind === 'count') {
-    selected.push([raw('COUNT(*)'), 'n']);
-  } else {
-    selected.push([raw(`${row}.id`), 'id']);
-    if (rows.alias === 'd' || joinsDocuments) selected.push([raw('d.type'), 'type']);
-    if (select.kind !== 'values') selected.push([raw(dialect.content(select)), 'content']);
-    else {
-      select.paths.forEach((path, i) => {
-        // The value at the order's path is the sort value, selected once.
-        if (order.kind === 'value' && path === order.path) return valueColumns.push('sort_value');
-        selected.push([onPath(path) ? raw('x.value') : dialect.entryValue(path), `v${i}`]);
-        return valueColumns.push(`v${i}`);
-      });
-    }
-    if (order.kind === 'value') selected.push([sortedByPath ? raw('x.value') : dialect.entryValue(order.path), 'sort_value']);
-  }
+  const { selected, valueColumns } = columnsOf(dialect, query, { row, joinsDocuments: rows.alias === 'd' || joinsDocuments, sortedByPath, onPath });
 
   let from = rows.table;
   const where = [...rows.conditions];
@@ -152,6 +135,29 @@ export function compileQuery(dialect: IndexDialect, scope: Scope, query: Documen
   }
   const resultOrder = order.kind === 'value' ? `sort_value${direction}, id` : `id${direction}`;
   return { statement, columns: selected.map(([, name]) => name), resultOrder, valueColumns };
+}
+
+/** The selected columns as [expression, name], and with a values selection the column of each path's value. */
+function columnsOf(
+  dialect: IndexDialect,
+  { select, order }: DocumentQuery,
+  layout: { row: string; joinsDocuments: boolean; sortedByPath: boolean; onPath(path: string): boolean },
+): { selected: [expression: Sql, name: string][]; valueColumns: string[] } {
+  if (select.kind === 'count') return { selected: [[raw('COUNT(*)'), 'n']], valueColumns: [] };
+  const selected: [expression: Sql, name: string][] = [[raw(`${layout.row}.id`), 'id']];
+  const valueColumns: string[] = [];
+  if (layout.joinsDocuments) selected.push([raw('d.type'), 'type']);
+  if (select.kind !== 'values') selected.push([raw(dialect.content(select)), 'content']);
+  else {
+    select.paths.forEach((path, i) => {
+      // The value at the order's path is the sort value, selected once.
+      if (order.kind === 'value' && path === order.path) return valueColumns.push('sort_value');
+      selected.push([layout.onPath(path) ? raw('x.value') : dialect.entryValue(path), `v${i}`]);
+      return valueColumns.push(`v${i}`);
+    });
+  }
+  if (order.kind === 'value') selected.push([layout.sortedByPath ? raw('x.value') : dialect.entryValue(order.path), 'sort_value']);
+  return { selected, valueColumns };
 }
 
 /**

@@ -72,34 +72,12 @@ export function predicate(dialect: IndexDialect, row: string, condition: Documen
   }
 }
 
-/** Whether a condition reads a column of the documents row besides the id. */
-export function readsDocumentRow(condition: DocumentCondition): boolean {
-  switch (condition.kind) {
-    case 'type':
-      return true;
-    case 'not':
-      return readsDocumentRow(condition.condition);
-    case 'and':
-    case 'or':
-      return condition.conditions.some(readsDocumentRow);
-    default:
-      return false;
-  }
-}
-
-/** Whether a condition reads the entries row (its values or its shape). */
-export function readsEntries(condition: DocumentCondition): boolean {
-  switch (condition.kind) {
-    case 'value':
-    case 'contains':
-    case 'shape':
-      return true;
-    case 'not':
-      return readsEntries(condition.condition);
-    case 'and':
-    case 'or':
-      return condition.conditions.some(readsEntries);
-    default:
-      return false;
-  }
+/**
+ * Whether a condition, through not/and/or, holds one of these kinds: `type` reads the documents
+ * row; `value`, `contains` and `shape` read the entries row.
+ */
+export function holds(condition: DocumentCondition, kinds: readonly DocumentCondition['kind'][]): boolean {
+  if (condition.kind === 'not') return holds(condition.condition, kinds);
+  if (condition.kind === 'and' || condition.kind === 'or') return condition.conditions.some((part) => holds(part, kinds));
+  return kinds.includes(condition.kind);
 }
