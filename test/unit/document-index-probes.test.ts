@@ -85,4 +85,17 @@ describe('document index probes', () => {
     expect(ids(await reader.query('p', 'production', latest('page')))).toEqual(['zz-4', 'zz-3', 'zz-2']);
     expect(probes()).toBe(1);
   });
+
+  it('chooses the same path for a query in a batch as alone, counting for the whole batch in one statement', async () => {
+    const { executor, probes } = counting();
+    const reader = new DocumentIndexReader(executor, () => 1_000);
+    const batch = await reader.queryMany('p', 'production', [{ query: latest('post'), shapes: null }, { query: latest('page'), shapes: null }]);
+    expect(probes()).toBe(1);
+    expect(batch.map(ids)).toEqual([
+      ['post-19', 'post-18', 'post-17'],
+      ['zz-4', 'zz-3', 'zz-2'],
+    ]);
+    const alone = [await new DocumentIndexReader(db, () => 1_000).query('p', 'production', latest('post')), await new DocumentIndexReader(db, () => 1_000).query('p', 'production', latest('page'))];
+    expect(batch.map((result) => result.sql)).toEqual(alone.map((result) => result.sql));
+  });
 });
