@@ -18,21 +18,30 @@ export type Facts = {
 const NONE: Facts = { reach: -1, scans: false, runDependent: false };
 const THIS: Facts = { reach: 0, scans: false, runDependent: false };
 const RUN: Facts = { reach: -1, scans: false, runDependent: true };
-const memo: [WeakMap<ExprNode, Facts>, WeakMap<ExprNode, Facts>] = [new WeakMap(), new WeakMap()];
 
 /**
- * Facts about `node` evaluated in a scope that is `hidden` (a traversal's element scope) or not.
- * A scope created inside a hidden scope has the hidden scope's parent as its parent, which is why
- * the flag changes how far a nested `^` reaches.
+ * The facts of one query's expressions. The compiler asks for those of every node from the root
+ * down, and a node's are made of its children's: remembered while one query is compiled, each is
+ * computed once.
  */
-export function analyze(node: ExprNode, hidden: boolean): Facts {
-  const cache = memo[hidden ? 1 : 0];
-  let facts = cache.get(node);
-  if (!facts) {
-    facts = compute(node, hidden);
-    cache.set(node, facts);
+export class ExpressionFacts {
+  // Per flag `hidden` (see of()).
+  private readonly known = [new Map<ExprNode, Facts>(), new Map<ExprNode, Facts>()] as const;
+
+  /**
+   * Facts about `node` evaluated in a scope that is `hidden` (a traversal's element scope) or not.
+   * A scope created inside a hidden scope has the hidden scope's parent as its parent, which is why
+   * the flag changes how far a nested `^` reaches.
+   */
+  of(node: ExprNode, hidden: boolean): Facts {
+    const known = this.known[hidden ? 1 : 0];
+    let facts = known.get(node);
+    if (!facts) {
+      facts = compute(node, hidden, this);
+      known.set(node, facts);
+    }
+    return facts;
   }
-  return facts;
 }
 
 function combine(...all: Facts[]): Facts {
@@ -48,14 +57,14 @@ function combine(...all: Facts[]): Facts {
 }
 
 /** Facts, seen from the enclosing scope, of an expression evaluated in a scope created for it. */
-function inner(expr: ExprNode, hidden: boolean, exprHidden: boolean): Facts {
-  const f = analyze(expr, exprHidden);
+function inner(expr: ExprNode, hidden: boolean, exprHidden: boolean, facts: ExpressionFacts): Facts {
+  const f = facts.of(expr, exprHidden);
   const reach = f.reach <= 0 ? -1 : hidden ? f.reach : f.reach - 1;
   return { reach, scans: f.scans, runDependent: f.runDependent };
 }
 
-function compute(node: ExprNode, hidden: boolean): Facts {
-  const at = (n: ExprNode): Facts => analyze(n, hidden);
+function compute(node: ExprNode, hidden: boolean, facts: ExpressionFacts): Facts {
+  const at = (n: ExprNode): Facts => facts.of(n, hidden);
   switch (node.type) {
     case 'Everything':
       return { reach: -1, scans: true, runDependent: true };
@@ -75,20 +84,20 @@ function compute(node: ExprNode, hidden: boolean): Facts {
       const reads = findFunction(node.namespace, node.name)?.reads;
       const own: Facts = { reach: reads === 'this' ? 0 : -1, scans: reads === 'dataset', runDependent: reads === 'dataset' || reads === 'context' };
       // Selector expressions run in scopes of their own, on parts of the compared values.
-      const selector = node.selector ? selectorExpressions(node.selector).map((e) => inner(e, hidden, false)) : [];
+      const selector = node.selector ? selectorExpressions(node.selector).map((e) => inner(e, hidden, false, facts)) : [];
       return combine(own, ...node.args.map(at), ...selector);
     }
     case 'Filter':
-      return combine(at(node.base), inner(node.expr, hidden, false));
+      return combine(at(node.base), inner(node.expr, hidden, false, facts));
     case 'Projection':
-      return combine(at(node.base), inner(node.expr, hidden, false));
+      return combine(at(node.base), inner(node.expr, hidden, false, facts));
     case 'Map':
     case 'FlatMap':
-      return combine(at(node.base), inner(node.expr, hidden, true));
+      return combine(at(node.base), inner(node.expr, hidden, true, facts));
     case 'Order':
-      return combine(at(node.base), ...node.terms.map((t) => inner(t.expr, hidden, false)));
+      return combine(at(node.base), ...node.terms.map((t) => inner(t.expr, hidden, false, facts)));
     case 'Score':
-      return combine(at(node.base), ...node.terms.map((t) => inner(t, hidden, false)));
+      return combine(at(node.base), ...node.terms.map((t) => inner(t, hidden, false, facts)));
     case 'Scan':
       return at(node.original);
     default:

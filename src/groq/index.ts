@@ -4,14 +4,11 @@
 //   await evaluate('*[_type == $type]{title}', { dataset: docs, params: { type: 'post' } });
 import type { ExprNode } from './ast.ts';
 import { GroqParameterError } from './errors.ts';
-import { compileQuery } from './evaluator/compile.ts';
 import { runQuery, type QueryOutput } from './evaluator/run-query.ts';
 import { DateTime } from './evaluator/values.ts';
 import { UNLIMITED, type EvaluationBudget } from './evaluator/budget.ts';
-import { parseDetailed } from './parser.ts';
-import { planQuery } from './planner/plan-query.ts';
-import { streamPlanOf } from './planner/stream.ts';
 import type { QueryTrace } from './planner/trace.ts';
+import { isPrepared, prepare, type PreparedQuery } from './prepared-query.ts';
 import { createMemorySource, type DocumentSource } from './source.ts';
 
 export type * from './ast.ts';
@@ -19,6 +16,7 @@ export { GroqError, GroqParameterError, GroqSourceError, GroqSyntaxError, type G
 export { parse, parseDetailed, type ParseOptions } from './parser.ts';
 export { createMemorySource, PENDING, type DocumentSource, type Pending } from './source.ts';
 export { planQuery } from './planner/plan-query.ts';
+export { prepare, type PreparedQuery } from './prepared-query.ts';
 export { QueryTrace, type ScanTrace } from './planner/trace.ts';
 export { describePlan, type PlanDescription } from './planner/explain.ts';
 export type { Constraint, FieldPath, ReadPath, ScanAnswer, ScanRequest } from './planner/scan-plan.ts';
@@ -54,9 +52,9 @@ export type EvaluateOptions = {
 };
 
 /**
- * Evaluates a query (text, a parsed AST, or prepared once with prepare()) and resolves to its
- * result as plain JSON values. Throws GroqSyntaxError for invalid text and GroqParameterError for a
- * missing parameter.
+ * Evaluates a query (text, a parsed AST, or prepared once with prepare(); text and trees are
+ * prepared anew for each call) and resolves to its result as plain JSON values. Throws
+ * GroqSyntaxError for invalid text and GroqParameterError for a missing parameter.
  */
 export async function evaluate(query: string | ExprNode | PreparedQuery, options: EvaluateOptions = {}): Promise<unknown> {
   const output = await execute(query, options);
@@ -73,10 +71,8 @@ export async function evaluate(query: string | ExprNode | PreparedQuery, options
  */
 export async function execute(query: string | ExprNode | PreparedQuery, options: EvaluateOptions = {}): Promise<QueryOutput> {
   const params = options.params ?? {};
-  const prepared = isPrepared(query) ? query : prepare(query, options);
-  const tree = prepared.tree;
-  const { info } = compileQuery(tree);
-  for (const name of info.parameters) {
+  const { compiled } = isPrepared(query) ? query : prepare(query, options);
+  for (const name of compiled.parameters) {
     if (!Object.hasOwn(params, name) || params[name] === undefined) throw new GroqParameterError(name);
   }
   const source = options.source ?? createMemorySource(options.dataset ?? []);
@@ -89,29 +85,5 @@ export async function execute(query: string | ExprNode | PreparedQuery, options:
     trace: options.trace,
     budget: options.budget ?? UNLIMITED,
   };
-  return runQuery(tree, settings, prepared.planned ? streamPlanOf(tree) : null);
-}
-
-/**
- * A query parsed and planned, ready to execute any number of times. Unless `readsParams`, it does
- * not depend on the parameters it was prepared with, and serves every execution of its text.
- */
-export interface PreparedQuery {
-  readonly tree: ExprNode;
-  readonly planned: boolean;
-  readonly readsParams: boolean;
-}
-
-/**
- * Parses (text) and plans (unless `planner` is false) a query for execute(). A tree given already
- * parsed counts as reading its parameters: how it was parsed is not known here.
- */
-export function prepare(query: string | ExprNode, options: Pick<EvaluateOptions, 'params' | 'planner'> = {}): PreparedQuery {
-  const { tree, readsParams } = typeof query === 'string' ? parseDetailed(query, { params: options.params ?? {} }) : { tree: query, readsParams: true };
-  const planned = options.planner !== false;
-  return { tree: planned ? planQuery(tree) : tree, planned, readsParams };
-}
-
-function isPrepared(query: string | ExprNode | PreparedQuery): query is PreparedQuery {
-  return typeof query === 'object' && 'planned' in query && 'readsParams' in query;
+  return runQuery(compiled, settings);
 }

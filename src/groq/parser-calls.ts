@@ -1,7 +1,7 @@
 // Function calls: built-in functions (checked against the registry for their arity), select(),
 // the pipe functions order() and score(), and custom functions declared at the start of a query
 // (`fn ns::name($x) = $x{...}; query`), which are inlined at each call site.
-import { analyze } from './analysis.ts';
+import { ExpressionFacts } from './analysis.ts';
 import type { ExprNode, FuncCallNode, OrderTerm, SelectNode, SelectorNode } from './ast.ts';
 import { findFunction, hasNamespace } from './functions/registry.ts';
 import type { Token } from './lexer.ts';
@@ -187,7 +187,7 @@ function inlineCustomFunction(p: Parser, fn: CustomFunction, argument: ExprNode,
     if (!object || p.binding.uses !== 1) {
       p.fail(body, `the body of ${fn.key}() must be $${fn.parameter}{...}, $${fn.parameter}->{...}, $${fn.parameter}[]{...} or $${fn.parameter}[]->{...}, using the parameter only there`);
     }
-    if (analyze(object, false).reach >= 1) p.fail(object, `^ in the body of ${fn.key}() reaches outside the function`);
+    if (new ExpressionFacts().of(object, false).reach >= 1) p.fail(object, `^ in the body of ${fn.key}() reaches outside the function`);
     return body;
   } finally {
     expanding.pop();

@@ -1,5 +1,5 @@
 import { badRequest } from '../errors.ts';
-import { createMemorySource, evaluate, GroqParameterError, GroqSyntaxError, parse, type ExprNode } from '../groq/index.ts';
+import { createMemorySource, evaluate, GroqParameterError, GroqSyntaxError, parse, prepare, type ExprNode, type PreparedQuery } from '../groq/index.ts';
 import type { StoredDocument } from '../store/index.ts';
 
 /** The longest listener query accepted (the same bound as POST /data/query). */
@@ -30,11 +30,12 @@ export async function compileListenFilter(query: string, rawParams: Record<strin
   if (query.length > MAX_LISTEN_QUERY_LENGTH) throw badRequest(`The query is longer than ${MAX_LISTEN_QUERY_LENGTH} characters`);
   // Parameters may be named with or without their `$`, as in POST /data/query.
   const params = Object.fromEntries(Object.entries(rawParams).map(([name, value]) => [name.replace(/^\$/, ''), value]));
-  let tree: ExprNode;
+  let filter: PreparedQuery;
   try {
-    tree = filterOf(parse(query, { params }));
-    // Evaluating once on no documents compiles the filter and checks its parameters.
-    await evaluate(tree, { dataset: [], params, project: scope });
+    // Prepared once: every change is judged with it.
+    filter = prepare(filterOf(parse(query, { params })));
+    // Evaluating once on no documents checks its parameters.
+    await evaluate(filter, { dataset: [], params, project: scope });
   } catch (error) {
     if (error instanceof GroqSyntaxError) {
       throw badRequest(`GROQ syntax error at line ${error.line}, column ${error.column} (position ${error.position}): ${error.detail}`);
@@ -46,7 +47,7 @@ export async function compileListenFilter(query: string, rawParams: Record<strin
     key: `${query}\u0000${JSON.stringify(params)}`,
     async matches(document) {
       try {
-        const result = await evaluate(tree, { source: createMemorySource([document]), params, project: scope });
+        const result = await evaluate(filter, { source: createMemorySource([document]), params, project: scope });
         return Array.isArray(result) && result.length > 0;
       } catch {
         return false; // GROQ has no run-time errors on data; a failing function just does not match

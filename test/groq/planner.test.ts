@@ -7,6 +7,7 @@ import {
   parse,
   PENDING,
   planQuery,
+  prepare,
   QueryTrace,
   requestKey,
   type DocumentSource,
@@ -155,6 +156,32 @@ describe('query planner: evaluation', () => {
     expect(await execute('count(*[title match "*"])', { source: recordingSource(DOCS, 1) })).toEqual({ kind: 'value', value: 3 });
     // Ordered or sliced results need every candidate first: not streamed.
     expect((await execute('*[_type == "post"] | order(_id)', { source: recordingSource(DOCS) })).kind).toBe('value');
+  });
+
+  it('prepares a query once: its plan, executors and stream go with it to any source', async () => {
+    const query = 'math::sum(*[_type == "post"].views)';
+    const prepared = prepare(query);
+    expect(prepared.compiled.stream).toMatchObject({ kind: 'aggregate', scan: 0 });
+    expect(describePlan(prepared.tree, query).scans.map((scan) => scan.expression)).toEqual(['*[_type == "post"]']);
+    for (const pageSize of [1, 2, 1000]) expect(await evaluate(prepared, { source: recordingSource(DOCS, pageSize) })).toBe(40);
+    expect(await evaluate(prepared, { dataset: DOCS })).toBe(40);
+    expect(prepare(query, { planner: false }).compiled.stream).toBeNull();
+  });
+
+  it('lets an aggregate whose value does not depend on order take its items in any order', async () => {
+    // Added in dataset order, 1e16 + 1 + 1 is 1e16; the memory source hands unordered pages out
+    // backwards, where 1 + 1 + 1e16 is 1e16 + 2.
+    const docs = ['a', 'b', 'c'].map((id, i) => ({ _id: id, _type: 'n', x: i === 0 ? 1e16 : 1 }));
+    const asked = async (query: string, documents: readonly unknown[]) => {
+      const source = recordingSource(documents, 1);
+      const value = await evaluate(query, { source });
+      return { value, unordered: source.requests.map((request) => request.unordered === true) };
+    };
+    expect(await asked('math::min(*[_type == "n"].x)', docs)).toEqual({ value: 1, unordered: [true] });
+    expect(await asked('math::sum(*[_type == "post"].views)', DOCS)).toEqual({ value: 40, unordered: [true] });
+    // Not exact in any order: asked again in dataset order.
+    expect(await asked('math::sum(*[_type == "n"].x)', docs)).toEqual({ value: 1e16, unordered: [true, false] });
+    expect(await asked('array::unique(*[_type == "n"].x)', docs)).toEqual({ value: [1e16, 1], unordered: [false] });
   });
 
   it('waits for an asynchronous source, asking each round of scans in one batch', async () => {

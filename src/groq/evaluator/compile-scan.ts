@@ -5,30 +5,58 @@
 import { compileTemplate } from '../planner/constraints.ts';
 import type { ScanPlan, ScanRequest } from '../planner/scan-plan.ts';
 import { PENDING } from '../source.ts';
-import { compileDirect, compileNode, nestedContext, type CompilerTable } from './compile.ts';
+import { compileDirect, compileNode, nestedContext, type CompilerTable, type Context } from './compile.ts';
 import { sliceBounds, sortByTerms } from './compile-arrays.ts';
 import type { Executor, Scope } from './scope.ts';
 
 type ScanNodes = Pick<CompilerTable, 'Scan'>;
 
-/** The request of a compiled scan, bound in a scope (null when its slice has non-integer bounds). */
-export type RequestBinder = (scope: Scope) => ScanRequest | null;
+/** [start, end) of the ordered, filtered documents (ScanRequest.window). */
+type Window = { start: number; end: number };
 
-/** The request binders of compiled scans: a streamed evaluation asks for its scan's pages with it. */
-export const scanRequests = new WeakMap<ScanPlan, RequestBinder>();
+/** A scan's request, bound in the scope the scan is evaluated in, asking for `window`. */
+export type RequestBinder = (scope: Scope, window: Window | null) => ScanRequest;
+
+/**
+ * Compiles what a scan asks of a source: its constraints, whose values are bound in the filter's
+ * element scope, so that `^` means what it means in the filter. A streamed query (run-query.ts)
+ * binds the request of its scan once, before asking for its pages.
+ */
+export function compileScanRequest(plan: ScanPlan, c: Context): RequestBinder {
+  const inner = nestedContext(c, false);
+  const pushed = plan.conjuncts.filter((conjunct) => conjunct.template);
+  const binders = pushed.map((conjunct) => compileTemplate(conjunct.template!, (expr) => compileNode(expr, inner)));
+  const constraintFields = pushed.map((conjunct) => conjunct.fields);
+  const complete = pushed.length === plan.conjuncts.length;
+  const count = plan.count && plan.range === null;
+  return (scope, window) => {
+    const element = scope.nested(null);
+    return {
+      scan: plan.id,
+      constraints: binders.map((bind) => bind(element)),
+      constraintFields,
+      complete,
+      order: plan.orderPaths,
+      window,
+      count,
+      fields: plan.fields,
+    };
+  };
+}
+
+/** Returned for a slice whose bounds are not integers: the scan's value is null. */
+const NO_SLICE: unique symbol = Symbol('no slice');
 
 export const compileScanNodes: ScanNodes = {
   Scan: (node, c) => {
     const plan = node.plan;
     const original = compileDirect(node.original, c);
+    const request = compileScanRequest(plan, c);
     const inner = nestedContext(c, false);
-    const compileInner = (expr: Parameters<typeof compileNode>[0]) => compileNode(expr, inner);
     const pushed = plan.conjuncts.filter((conjunct) => conjunct.template);
-    const binders = pushed.map((conjunct) => compileTemplate(conjunct.template!, compileInner));
-    const pushedTests = pushed.map((conjunct) => compileInner(conjunct.expr));
-    const residual = plan.conjuncts.filter((conjunct) => !conjunct.template).map((conjunct) => compileInner(conjunct.expr));
-    const constraintFields = pushed.map((conjunct) => conjunct.fields);
-    const keyOf = plan.order?.map((term) => compileInner(term.expr)) ?? null;
+    const pushedTests = pushed.map((conjunct) => compileNode(conjunct.expr, inner));
+    const residual = plan.conjuncts.filter((conjunct) => !conjunct.template).map((conjunct) => compileNode(conjunct.expr, inner));
+    const keyOf = plan.order?.map((term) => compileNode(term.expr, inner)) ?? null;
     const signs = plan.order?.map((term) => (term.descending ? -1 : 1)) ?? [];
     const range = plan.range;
     const left: Executor | null = range?.kind === 'slice' ? compileNode(range.left, c) : null;
@@ -37,32 +65,20 @@ export const compileScanNodes: ScanNodes = {
     const windowable = plan.order === null || plan.orderPaths !== null;
     const empty = plan.count ? 0 : range?.kind === 'element' ? null : [];
 
-    const bindRequest: RequestBinder = (scope) => {
-      const element = scope.nested(null);
-      let window: { start: number; end: number } | null = null;
+    /** The window the range asks of the source (null: every candidate). */
+    const windowOf = (scope: Scope): Window | null | typeof NO_SLICE => {
       let bounds: [number, number] | null = null;
       if (range?.kind === 'slice') {
         const l = left!(scope);
         const r = right!(scope);
         // Non-integer bounds make the slice null whatever the documents; negative ones need the length.
-        if (!Number.isInteger(l) || !Number.isInteger(r)) return null;
+        if (!Number.isInteger(l) || !Number.isInteger(r)) return NO_SLICE;
         if ((l as number) >= 0 && (r as number) >= 0) bounds = sliceBounds(Number.MAX_SAFE_INTEGER, l, r, range.inclusive);
       } else if (range?.kind === 'element' && range.index >= 0) {
         bounds = [range.index, range.index + 1];
       }
-      if (bounds && windowable) window = { start: bounds[0], end: Math.max(bounds[0], bounds[1]) };
-      return {
-        scan: plan.id,
-        constraints: binders.map((bind) => bind(element)),
-        constraintFields,
-        complete: residual.length === 0,
-        order: plan.orderPaths,
-        window,
-        count: plan.count && range === null,
-        fields: plan.fields,
-      };
+      return bounds && windowable ? { start: bounds[0], end: Math.max(bounds[0], bounds[1]) } : null;
     };
-    scanRequests.set(plan, bindRequest);
 
     return (scope) => {
       const source = scope.run.source;
@@ -72,11 +88,11 @@ export const compileScanNodes: ScanNodes = {
         if (trace) trace.unplanned++;
         return original(scope);
       }
-      const request = bindRequest(scope);
-      if (!request) return null;
-      const element = scope.nested(null);
+      const window = windowOf(scope);
+      if (window === NO_SLICE) return null;
+      // A page of a streamed query answers its scan: nothing is asked of the source for it.
       const page = scope.run.page;
-      const answer = page && page.scan === plan.id ? page.answer : source.scan(request);
+      const answer = page && page.scan === plan.id ? page.answer : source.scan(request(scope, window));
       if (answer === PENDING) {
         scope.run.pending = true;
         return empty;
@@ -88,6 +104,7 @@ export const compileScanNodes: ScanNodes = {
         }
         return answer.count;
       }
+      const element = scope.nested(null);
       let documents = answer.documents ?? [];
       const tests = [...residual];
       answer.applied.forEach((applied, i) => {

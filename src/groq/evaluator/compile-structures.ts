@@ -1,6 +1,6 @@
 // Compilers for values and their parts: literals, scopes (`@`, `^`, `*`), parameters, attribute
 // access, dereference, object and array construction, function calls and select().
-import type { ExprNode, ObjectAttribute } from '../ast.ts';
+import type { ExprNode, FuncCallNode, ObjectAttribute } from '../ast.ts';
 import { findFunction } from '../functions/registry.ts';
 import { compileNode, nestedContext, type CompilerTable, type Context } from './compile.ts';
 import { documentById, documentsOf } from './documents.ts';
@@ -114,19 +114,7 @@ export const compileStructures: Structures = {
       return isObject(value) ? object(scope.nested(value)) : null;
     };
   },
-  FuncCall: (node, c) => {
-    const fn = findFunction(node.namespace, node.name);
-    if (!fn) throw new Error(`BUG: the parser let through unknown function ${node.namespace}::${node.name}`);
-    if (fn.returnsNonJson) c.query.nonJson = true;
-    // A function walks the arrays it is given: their elements are charged to the budget.
-    const args = node.args.map((arg) => chargingArrays(compileNode(arg, c)));
-    return fn.compile(args, {
-      node,
-      loops: c.loops,
-      compileNested: (expr: ExprNode) => compileNode(expr, nestedContext(c, false)),
-      reserveSlot: () => c.query.slots++,
-    });
-  },
+  FuncCall: (node, c) => compileCall(node, node.args.map((arg) => compileNode(arg, c)), c),
   Select: (node, c) => {
     const alternatives = node.alternatives.map((a) => ({ condition: compileNode(a.condition, c), value: compileNode(a.value, c) }));
     const fallback = node.fallback ? compileNode(node.fallback, c) : null;
@@ -136,6 +124,20 @@ export const compileStructures: Structures = {
     };
   },
 };
+
+/** A function call whose arguments are given compiled (a streamed aggregate gives its items). */
+export function compileCall(node: FuncCallNode, args: readonly Executor[], c: Context): Executor {
+  const fn = findFunction(node.namespace, node.name);
+  if (!fn) throw new Error(`BUG: the parser let through unknown function ${node.namespace}::${node.name}`);
+  if (fn.returnsNonJson) c.query.nonJson = true;
+  // A function walks the arrays it is given: their elements are charged to the budget.
+  return fn.compile(args.map(chargingArrays), {
+    node,
+    loops: c.loops,
+    compileNested: (expr: ExprNode) => compileNode(expr, nestedContext(c, false)),
+    reserveSlot: () => c.query.slots++,
+  });
+}
 
 function chargingArrays(exec: Executor): Executor {
   return (scope) => {

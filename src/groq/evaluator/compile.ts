@@ -5,11 +5,13 @@
 //   at compile time, when its value is immutable (arrays and objects are built afresh);
 // - hoisting: a subquery that depends on no scope (`*[_type == "a"]._id` inside a filter) is
 //   evaluated at most once per run instead of once per element.
-import { analyze } from '../analysis.ts';
+import { ExpressionFacts } from '../analysis.ts';
 import type { ExprNode, NodeType } from '../ast.ts';
+import type { StreamPlan } from '../planner/stream.ts';
 import { compileArrayNodes } from './compile-arrays.ts';
 import { compileOperators } from './compile-operators.ts';
 import { compileScanNodes } from './compile-scan.ts';
+import { compileStream, type CompiledStream } from './compile-stream.ts';
 import { compileStructures } from './compile-structures.ts';
 import { Scope, type Executor, type Run } from './scope.ts';
 import { DateTime } from './values.ts';
@@ -28,12 +30,15 @@ export type Context = {
   readonly query: QueryInfo;
 };
 
-/** What compiling a whole query learns about it. */
+/** What compiling a whole query learns about it, as it goes. */
 export type QueryInfo = {
+  /** Cache slots reserved so far (Run.cache). */
   slots: number;
   readonly parameters: Set<string>;
   /** Some function can return datetimes or paths, so the result must be converted to JSON. */
   nonJson: boolean;
+  /** What each expression depends on, which decides folding and hoisting. */
+  readonly facts: ExpressionFacts;
 };
 
 export type Compile<N> = (node: N, c: Context) => Executor;
@@ -51,7 +56,7 @@ const UNSET = undefined;
 
 export function compileNode(node: ExprNode, c: Context): Executor {
   if (!c.whole) {
-    const facts = analyze(node, c.hidden);
+    const facts = c.query.facts.of(node, c.hidden);
     if (facts.reach < 0 && !facts.runDependent && node.type !== 'Value') {
       const value = fold(dispatch(node, { ...c, whole: true }));
       if (value !== TOO_COSTLY && isImmutable(value)) return () => value;
@@ -142,21 +147,23 @@ const FOLDING_RUN: Run = {
 };
 const FOLDING_SCOPE = new Scope(null, null, false, FOLDING_RUN);
 
+/** A query compiled: what prepare() keeps and every execution runs. */
 export type CompiledQuery = {
   readonly root: Executor;
-  readonly info: QueryInfo;
+  /** The size of a run's cache (Run.cache). */
+  readonly slots: number;
+  /** The parameters the query uses: each must be given a value. */
+  readonly parameters: ReadonlySet<string>;
+  /** The result may hold datetimes or paths, which become strings. */
+  readonly nonJson: boolean;
+  /** How to run the query a page of documents at a time, when the planner found it can be. */
+  readonly stream: CompiledStream | null;
 };
 
-const compiled = new WeakMap<ExprNode, CompiledQuery>();
-
-/** Compiles a query, or returns what compiling the same AST object produced before. */
-export function compileQuery(tree: ExprNode): CompiledQuery {
-  let result = compiled.get(tree);
-  if (!result) {
-    const info: QueryInfo = { slots: 0, parameters: new Set(), nonJson: false };
-    const root = compileNode(tree, { hidden: false, loops: 0, whole: false, query: info });
-    result = { root, info };
-    compiled.set(tree, result);
-  }
-  return result;
+/** Compiles a query (and its stream plan, if any) into executors that share one run's cache. */
+export function compileQuery(tree: ExprNode, streamPlan: StreamPlan | null): CompiledQuery {
+  const info: QueryInfo = { slots: 0, parameters: new Set(), nonJson: false, facts: new ExpressionFacts() };
+  const c: Context = { hidden: false, loops: 0, whole: false, query: info };
+  const { root, stream } = streamPlan ? compileStream(streamPlan, c) : { root: compileNode(tree, c), stream: null };
+  return { root, slots: info.slots, parameters: info.parameters, nonJson: info.nonJson, stream };
 }

@@ -3,11 +3,9 @@
 // (../planner/stream.ts), a page of documents at a time.
 import { GroqSourceError } from '../errors.ts';
 import type { ScanAnswer, ScanRequest } from '../planner/scan-plan.ts';
-import { exactInAnyOrder, STREAM_PARAMETER, type StreamPlan } from '../planner/stream.ts';
 import type { QueryTrace } from '../planner/trace.ts';
 import type { DocumentSource } from '../source.ts';
-import { compileQuery } from './compile.ts';
-import { scanRequests } from './compile-scan.ts';
+import type { CompiledQuery } from './compile.ts';
 import { toJson } from './json.ts';
 import { Scope, type Run } from './scope.ts';
 import type { DateTime } from './values.ts';
@@ -30,19 +28,13 @@ export type RunSettings = {
 export type QueryOutput = { kind: 'value'; value: unknown } | { kind: 'items'; items: AsyncIterable<unknown> };
 
 /** Runs `exec` in rounds until the source answers everything; `page` is the streamed scan's page. */
-async function rounds(
-  settings: RunSettings,
-  exec: (scope: Scope) => unknown,
-  slots: number,
-  params: Readonly<Record<string, unknown>> = settings.params,
-  page?: { scan: number; answer: ScanAnswer },
-): Promise<unknown> {
+async function rounds<T>(settings: RunSettings, exec: (scope: Scope) => T, slots: number, page?: { scan: number; answer: ScanAnswer }): Promise<T> {
   const { source, trace } = settings;
   for (let round = 0; round <= MAX_LOAD_ROUNDS; round++) {
     trace?.beginRound();
     const run: Run = {
       source,
-      params,
+      params: settings.params,
       now: settings.now,
       identity: settings.identity,
       project: settings.project,
@@ -64,57 +56,57 @@ async function rounds(
   throw new GroqSourceError(`the document source still answered PENDING after ${MAX_LOAD_ROUNDS} loads`);
 }
 
-/** Evaluates a planned (or unplanned) query tree. */
-export async function runQuery(tree: Parameters<typeof compileQuery>[0], settings: RunSettings, stream: StreamPlan | null): Promise<QueryOutput> {
-  const { root, info } = compileQuery(tree);
-  const json = (value: unknown) => (info.nonJson ? toJson(value) : value);
-  const pages = settings.source.pages?.bind(settings.source);
-  if (!stream || !pages) return { kind: 'value', value: json(await rounds(settings, root, info.slots)) };
+/** Runs a compiled query: whole, or a page at a time when it has a stream and the source hands out pages. */
+export async function runQuery(query: CompiledQuery, settings: RunSettings): Promise<QueryOutput> {
+  const json = (value: unknown) => (query.nonJson ? toJson(value) : value);
+  const { stream, slots } = query;
+  const source = settings.source;
+  if (!stream || !source.pages) return { kind: 'value', value: json(await rounds(settings, query.root, slots)) };
 
-  const bind = scanRequests.get(stream.scan);
-  if (!bind) throw new Error('BUG: a streamed scan was not compiled');
   // The scan's request is bound once, in the root scope (its values may need the source too).
-  const request = await rounds(settings, (scope) => bind(scope), info.slots);
-  if (!request || typeof request !== 'object') throw new Error('BUG: a streamed scan has no request');
-  const scanRequest = request as ScanRequest;
-  const askPages = pages;
-  const trace = settings.trace;
+  const request = await rounds(settings, (scope) => stream.request(scope, null), slots);
+  const { trace } = settings;
+  const { scan, page } = stream;
+  const askPages = source.pages.bind(source);
+  /** What the stream makes of one page (`page` run with the page as its scan's answer). */
+  const onPage = (answer: ScanAnswer): Promise<unknown> => {
+    if (trace) trace.pages++;
+    return rounds(settings, page, slots, { scan, answer });
+  };
 
-  if (stream.kind === 'count') {
-    let count = 0;
-    for await (const answer of askPages(scanRequest)) {
-      if (trace) trace.pages++;
-      count += (await rounds(settings, root, info.slots, settings.params, { scan: stream.scan.id, answer })) as number;
-    }
-    return { kind: 'value', value: count };
-  }
-  if (stream.kind === 'aggregate') {
-    const items = compileQuery(stream.items);
-    // Whether a source took an unordered request at its word and handed documents out of order.
-    let reordered = false;
-    const collect = async (asked: ScanRequest): Promise<unknown[]> => {
-      const all: unknown[] = [];
-      for await (const answer of askPages(asked)) {
-        if (trace) trace.pages++;
-        if (answer.reordered) reordered = true;
-        const page = await rounds(settings, items.root, items.info.slots, settings.params, { scan: stream.scan.id, answer });
-        if (Array.isArray(page)) for (const item of page) all.push(item);
+  switch (stream.kind) {
+    case 'items': {
+      async function* items(): AsyncGenerator<unknown> {
+        for await (const answer of askPages(request)) {
+          const value = await onPage(answer);
+          if (Array.isArray(value)) for (const item of value) yield json(item);
+        }
       }
-      return all;
-    };
-    let all = await collect(stream.order === 'kept' ? scanRequest : { ...scanRequest, unordered: true });
-    // A sum of terms taken in another order than the dataset's is asked again in order, unless exact.
-    if (stream.order === 'sums' && reordered && !exactInAnyOrder(all)) all = await collect(scanRequest);
-    const outer = compileQuery(stream.outer);
-    const value = await rounds(settings, outer.root, outer.info.slots, { ...settings.params, [STREAM_PARAMETER]: all });
-    return { kind: 'value', value: info.nonJson || outer.info.nonJson ? toJson(value) : value };
-  }
-  async function* items(): AsyncGenerator<unknown> {
-    for await (const answer of askPages(scanRequest)) {
-      if (trace) trace.pages++;
-      const page = await rounds(settings, root, info.slots, settings.params, { scan: stream!.scan.id, answer });
-      if (Array.isArray(page)) for (const item of page) yield json(item);
+      return { kind: 'items', items: items() };
+    }
+    case 'count': {
+      let count = 0;
+      for await (const answer of askPages(request)) count += (await onPage(answer)) as number;
+      return { kind: 'value', value: count };
+    }
+    case 'aggregate': {
+      const collect = async (asked: ScanRequest): Promise<{ items: unknown[]; reordered: boolean }> => {
+        const items: unknown[] = [];
+        let reordered = false;
+        for await (const answer of askPages(asked)) {
+          if (answer.reordered) reordered = true;
+          const value = await onPage(answer);
+          if (Array.isArray(value)) for (const item of value) items.push(item);
+        }
+        return { items, reordered };
+      };
+      const inAnyOrder = stream.inAnyOrder;
+      let collected = await collect(inAnyOrder ? { ...request, unordered: true } : request);
+      // Items the source handed out of dataset order are asked again in order, unless f's value on
+      // them is the same in any order (a sum of floating-point numbers may not be).
+      if (inAnyOrder && collected.reordered && !inAnyOrder(collected.items)) collected = await collect(request);
+      const items = collected.items;
+      return { kind: 'value', value: json(await rounds(settings, (scope) => stream.aggregate(scope, items), slots)) };
     }
   }
-  return { kind: 'items', items: items() };
 }

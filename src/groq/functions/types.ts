@@ -30,7 +30,17 @@ export type GroqFunction = {
   readonly scoreOnly?: boolean;
   /** diff::changedAny/changedOnly: this argument is a selector, not an expression. */
   readonly selectorArgument?: number;
+  /**
+   * For a function of one array whose value need not depend on the order of the elements (math::min,
+   * math::sum): whether it does not for these elements. An aggregate of a streamed scan's items
+   * (`math::sum(*[_type == "post"].views)`) then lets the source hand them out in any order (an
+   * index's), and is asked again in dataset order when its items came out of order and this says no.
+   */
+  readonly inAnyOrder?: InAnyOrder;
   compile(args: readonly Executor[], site: CallSite): Executor;
 };
+
+/** Whether a function's value on these elements is the same in any order of them. */
+export type InAnyOrder = (elements: readonly unknown[]) => boolean;
 
 export type Namespace = Readonly<Record<string, GroqFunction>>;

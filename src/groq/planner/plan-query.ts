@@ -7,18 +7,11 @@ import { analyzeFields } from './fields.ts';
 import { documentPath, toConjuncts } from './extract.ts';
 import type { ScanRange } from './scan-plan.ts';
 
-const planned = new WeakMap<ExprNode, ExprNode>();
-
-/** The planned form of a query (computed once per AST object). */
+/** The planned form of a parsed query, a tree of its own (prepare() plans each query once). */
 export function planQuery(tree: ExprNode): ExprNode {
-  let result = planned.get(tree);
-  if (!result) {
-    const state = { next: 0 };
-    result = plan(tree, state);
-    analyzeFields(result);
-    planned.set(tree, result);
-  }
-  return result;
+  const planned = plan(tree, { next: 0 });
+  analyzeFields(planned);
+  return planned;
 }
 
 type State = { next: number };

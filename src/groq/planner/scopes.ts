@@ -6,7 +6,6 @@ import type { ExprNode } from '../ast.ts';
 import { operandsOf, selectorExpressions } from '../ast-operands.ts';
 import { findFunction } from '../functions/registry.ts';
 
-const memo: [WeakMap<ExprNode, ReadonlySet<number>>, WeakMap<ExprNode, ReadonlySet<number>>] = [new WeakMap(), new WeakMap()];
 const NONE: ReadonlySet<number> = new Set();
 const THIS: ReadonlySet<number> = new Set([0]);
 
@@ -29,17 +28,9 @@ function inner(expr: ExprNode, hidden: boolean, exprHidden: boolean): ReadonlySe
   return out;
 }
 
+// Nothing is remembered between questions: one walks the tree of one value once, and planning
+// asks one per value of a filter.
 function levels(node: ExprNode, hidden: boolean): ReadonlySet<number> {
-  const cache = memo[hidden ? 1 : 0];
-  let result = cache.get(node);
-  if (!result) {
-    result = compute(node, hidden);
-    cache.set(node, result);
-  }
-  return result;
-}
-
-function compute(node: ExprNode, hidden: boolean): ReadonlySet<number> {
   const at = (n: ExprNode) => levels(n, hidden);
   switch (node.type) {
     case 'Everything':
