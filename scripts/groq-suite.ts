@@ -1,5 +1,5 @@
-// Runs the GROQ conformance suite (read at run time from GROQ_TEST_SUITE_DIR, default
-// ../shared/groq-test-suite) against our engine, with every feature enabled, and compares the
+// Runs the GROQ conformance suite (a checkout of github.com/sanity-io/groq-test-suite, named by
+// GROQ_TEST_SUITE_DIR) against our engine, with every feature enabled, and compares the
 // failures with scripts/groq-suite-known-failures.json. Exits non-zero on a failure not listed there.
 //
 //   npm run test:groq-suite                        # our engine
@@ -75,10 +75,14 @@ async function judge(engine: Engine, c: SuiteCase, documents: unknown[]): Promis
 }
 
 async function main(): Promise<number> {
-  const dir = resolve(root, process.env['GROQ_TEST_SUITE_DIR'] ?? '../shared/groq-test-suite');
-  if (!existsSync(join(dir, 'test'))) {
-    console.log(`GROQ conformance: suite not found at ${dir} (set GROQ_TEST_SUITE_DIR); nothing to run.`);
-    return 0;
+  const configured = process.env['GROQ_TEST_SUITE_DIR'];
+  const dir = configured === undefined ? undefined : resolve(root, configured);
+  if (dir === undefined || !existsSync(join(dir, 'test'))) {
+    console.error(
+      `GROQ conformance: no suite at ${dir ?? '(GROQ_TEST_SUITE_DIR not set)'}. ` +
+        'Clone https://github.com/sanity-io/groq-test-suite and set GROQ_TEST_SUITE_DIR to its directory.',
+    );
+    return 2;
   }
   const started = performance.now();
   const store = options.store;
