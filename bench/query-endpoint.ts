@@ -1,6 +1,6 @@
 // The query endpoint under load: a GROQ lookup by id through HTTP (authentication, project,
 // planning, the index, serialization), beside a bare Fastify route doing one SQLite lookup of the
-// same document. DESIGN.md's bar: at least half the bare route's requests per second.
+// same document. The bar: at least half the bare route's requests per second.
 import Fastify from 'fastify';
 import BetterSqlite3 from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -5,7 +5,7 @@ import { printTable, ratio } from './lib/report.ts';
 
 /**
  * Webhooks: deliveries per second to a local receiver (in a process of its own), and what
- * registered webhooks cost a mutation (DESIGN.md: with 20 webhooks a mutation stays within 10% of
+ * registered webhooks cost a mutation (the bar: with 20 webhooks a mutation stays within 10% of
  * none).
  */
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 8);

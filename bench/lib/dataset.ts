@@ -1,5 +1,5 @@
 /**
- * A deterministic, realistic dataset for benchmarks (DESIGN.md "Bars"): posts of about 4.4 KB with
+ * A deterministic, realistic dataset for benchmarks (the bars in docs/benchmarks.md): posts of about 4.4 KB with
  * localized titles, slugs, a publishedAt date, view counts, an author and categories as references
  * and a Portable Text body; authors and categories; about 10% of the documents are drafts.
  */

@@ -11,7 +11,7 @@ export interface HandSql {
 export interface QueryCase {
   name: string;
   groq: string;
-  /** True for queries that read every post (the "scans" of DESIGN.md's bars). */
+  /** True for queries that read every post (the "scans" among the bars). */
   scan?: boolean;
   sqlite: HandSql;
   postgres: HandSql;

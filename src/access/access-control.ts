@@ -3,7 +3,7 @@ import type { ProjectRecord, Role } from '../store/index.ts';
 import type { Principal } from './principal.ts';
 
 /**
- * Access rules in one place (SPEC.md "Authentication" 9-11, DESIGN.md "Roles").
+ * Access rules in one place: who may read, write and administer what (README "Authentication and access").
  * viewer < editor < admin. A user's role in a project: admins everywhere; otherwise the
  * project_access entry for it; a user without project_access (null) has the global role in every
  * project, a user with a list only in the listed projects. API tokens act as viewer (read) or

@@ -66,7 +66,7 @@ function sha1Passthrough(hash: ReturnType<typeof createHash>): TransformStream {
   });
 }
 
-/** Uploads, serving with transforms, listing and deletion of assets (SPEC.md "Asset"). */
+/** Uploads, serving with transforms, listing and deletion of assets. */
 export class AssetService {
   private readonly store: Store;
   private readonly blobs: BlobStore;

@@ -1,5 +1,5 @@
 /**
- * Image transform parameters (SPEC.md): validated ranges, then normalized so that requests meaning
+ * Image transform parameters: validated ranges, then normalized so that requests meaning
  * the same image share one cached variant. Sides asked for are capped at MAX_DIMENSION; what a whole
  * variant may cost, given the image it is made of, is checked in transform-limits.ts.
  */

@@ -27,7 +27,7 @@ export interface DocumentOutcome {
   document: StoredDocument | null;
 }
 
-/** The outbox row of a document event: its payload is the webhook delivery body of SPEC.md. */
+/** The outbox row of a document event: its payload is the body webhooks deliver. */
 export function documentEvent(context: ChangeContext, event: DocumentEvent, documentId: string, documentType: string | null): OutboxEventRecord {
   return {
     projectId: context.projectId,
@@ -84,7 +84,7 @@ export function revisionOf(context: ChangeContext, document: StoredDocument, rev
 /**
  * The documents one transaction reads and writes. Mutations work on it in memory; `commit` then
  * writes each changed document once with its revision snapshot and its outbox event, all inside
- * the caller's database transaction (DESIGN.md's transactional outbox). A document created and
+ * the caller's database transaction (a transactional outbox). A document created and
  * deleted in the same transaction leaves no trace.
  */
 export class ChangeSet {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 
-/** DESIGN.md "Document ids": stored exactly as given; `drafts.x` is the draft of `x`. */
+/** Document ids are stored exactly as given; `drafts.x` is the draft of `x`. */
 export const DOCUMENT_ID_PATTERN = '^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$';
 const DOCUMENT_ID = new RegExp(DOCUMENT_ID_PATTERN);
 export const DRAFT_PREFIX = 'drafts.';

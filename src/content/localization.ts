@@ -3,7 +3,7 @@ import type { Locales } from '../store/index.ts';
 import { ownValue, setOwn } from '../json/own-properties.ts';
 
 /**
- * Localized fields (DESIGN.md): with `?language=xx`, an object whose keys other than `_type` and
+ * Localized fields: with `?language=xx`, an object whose keys other than `_type` and
  * `_key` are a non-empty subset of the project's language ids is replaced by its `xx` value,
  * falling back to the default language, else null. Everything else is walked recursively.
  */

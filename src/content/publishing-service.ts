@@ -59,7 +59,7 @@ export async function unpublishIn(changes: ChangeSet, baseId: string): Promise<S
   return draft;
 }
 
-/** Publish, unpublish and scheduled publishing (SPEC.md's state table, DESIGN.md "Scheduling"). */
+/** Publish, unpublish and scheduled publishing (README "Documents"). */
 export class PublishingService {
   private readonly store: Store;
   private readonly now: () => Date;

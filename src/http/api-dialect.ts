@@ -5,9 +5,9 @@ import { SANITY_PROJECT_HEADER } from '../projects/data-project-resolver.ts';
 /**
  * Sanity's clients address dated API versions (`/api/v2025-02-19/...`, or `/api/vX/...`). Those
  * paths serve the same API as `/api/v1/` (the URL is rewritten before routing), answering in
- * Sanity's shapes where they differ from SPEC.md's. A request from a Sanity client pointed at
+ * Sanity's shapes where they differ from the service's own. A request from a Sanity client pointed at
  * `/api/v1/` is recognized by the X-Sanity-Project-ID header it always sends here, and gets the
- * same shapes; everything else on `/api/v1/` keeps SPEC.md's shapes exactly.
+ * same shapes; everything else on `/api/v1/` keeps the service's own shapes exactly.
  */
 const VERSIONED = /^\/api\/(vX|v\d{4}-\d{2}-\d{2}|v1)(\/.*)?$/;
 /** The version prefix each request came with (`vX`, `v2025-02-19`), when it was not v1. */

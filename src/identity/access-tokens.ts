@@ -16,7 +16,7 @@ const ROLES: readonly string[] = ['admin', 'editor', 'viewer'];
 /** Verified tokens remembered (the least recently used go first): a client sends the same token until it expires. */
 const VERIFIED_CACHE_SIZE = 1000;
 
-/** Issues and verifies HS256 JWT access tokens with the claims SPEC.md lists. */
+/** Issues and verifies HS256 JWT access tokens with the claims the API documents (sub, email, role, iat, exp). */
 export class AccessTokens {
   private readonly key: Uint8Array;
   private readonly lifetimeSeconds: number;

@@ -38,7 +38,7 @@ function timestampOr(value: unknown, fallback: string): string {
 }
 
 /**
- * POST /data/import (SPEC.md "Data migration"): NDJSON read line by line; ids starting with
+ * POST /data/import: NDJSON read line by line; ids starting with
  * `system.` or `_.` skipped; existing documents skipped unless `replace`; `_createdAt` (and
  * `_updatedAt`) kept when present; everything in one transaction; malformed or invalid lines
  * reported with their numbers while the valid ones commit together. Each created or replaced

@@ -10,7 +10,7 @@ export const SANITY_PROJECT_HEADER = 'x-sanity-project-id';
 const projectNotFound = () => new AppError('PROJECT_NOT_FOUND', 'project not found');
 
 /**
- * `/data/*` and `/assets/*` paths name a dataset, not a project (DESIGN.md). The project is, in
+ * `/data/*` and `/assets/*` paths name a dataset, not a project. The project is, in
  * order: the API token's own project (naming another is 403); the one the request names (header
  * X-Project or X-Sanity-Project-ID, else query `project`: slug or id); otherwise the only project,
  * among those the principal can see, whose datasets contain the dataset. A dataset the project

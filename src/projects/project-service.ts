@@ -74,7 +74,7 @@ export class ProjectService {
       if (await this.store.projects.findBySlug(input.slug)) throw conflict(`A project with slug "${input.slug}" already exists`);
       throw error;
     }
-    // SPEC.md: the create response omits locales.
+    // The create response omits locales, as the API documents.
     return toProjectView(project, false);
   }
 

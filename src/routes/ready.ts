@@ -12,7 +12,7 @@ const report = {
   required: ['status', 'timestamp', 'checks'],
 } as const;
 
-/** GET /ready: the load balancer's readiness probe (GET /health stays as SPEC.md defines it). */
+/** GET /ready: the load balancer's readiness probe (GET /health keeps its documented shape). */
 export const readyRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
   app.get(
     '/ready',

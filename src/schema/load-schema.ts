@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { ConfigError } from '../config.ts';
 
-/** A type definition in Sanity's shape (DESIGN.md "Schema"); other keys are kept as given. */
+/** A type definition in Sanity's shape; other keys are kept as given. */
 export interface SchemaField {
   name: string;
   type: string;

@@ -7,7 +7,7 @@ import { BlockedAddressError } from './safe-dispatcher.ts';
 
 export const USER_AGENT = 'Service-Webhook/1.0';
 export const MAX_ATTEMPTS = 3;
-/** Waits before attempt 2 and attempt 3 (DESIGN.md "Webhooks"). */
+/** Waits before attempt 2 and attempt 3. */
 export const RETRY_DELAYS_MS = [1_000, 5_000] as const;
 export const PERMANENT_STATUSES = new Set([400, 401, 403, 404, 410, 422]);
 const RETRYABLE_STATUSES = new Set([408, 429]);
@@ -21,7 +21,7 @@ export interface AttemptResult {
   retryable: boolean;
 }
 
-/** Sends one attempt: the signed POST of SPEC.md, no redirects, bounded by `timeoutMs`. */
+/** Sends one attempt: the signed POST, no redirects, bounded by `timeoutMs`. */
 export async function sendAttempt(
   webhook: WebhookRecord,
   delivery: DeliveryRecord,

@@ -1,4 +1,4 @@
-/** The event names webhooks may subscribe to (SPEC.md "Events"). */
+/** The event names webhooks may subscribe to. */
 export const WEBHOOK_EVENTS = [
   'document.create',
   'document.update',

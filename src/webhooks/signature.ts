@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
 /**
- * Webhook signatures (SPEC.md "Signature"): `v1=` + hex(HMAC-SHA256(secret, "v1:" + timestamp +
+ * Webhook signatures: `v1=` + hex(HMAC-SHA256(secret, "v1:" + timestamp +
  * ":" + raw body)), with the timestamp in Unix seconds sent as X-Service-Timestamp.
  */
 export const SIGNATURE_VERSION = 'v1';

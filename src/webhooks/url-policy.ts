@@ -12,7 +12,7 @@ export const systemResolver: HostResolver = async (hostname) =>
   (await dnsLookup(hostname, { all: true, verbatim: true })).map((entry) => entry.address);
 
 /**
- * SPEC.md's URL rules: http or https, at most 2048 characters, no credentials, and (unless private
+ * Webhook URL rules: http or https, at most 2048 characters, no credentials, and (unless private
  * addresses are allowed for development) a host whose every address is public. This runs on create
  * and update; deliveries check again against the address they actually connect to.
  */

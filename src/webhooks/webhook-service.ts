@@ -77,7 +77,7 @@ function toDeliveryView(delivery: DeliveryRecord): DeliveryView {
   };
 }
 
-/** 32 random bytes as hex (SPEC.md). */
+/** 32 random bytes as hex. */
 export function generateSecret(): string {
   return randomBytes(32).toString('hex');
 }
@@ -113,7 +113,7 @@ export class WebhookService {
   }
 
   async create(actor: Principal, projectRef: string, input: Required<Pick<WebhookInput, 'name' | 'url' | 'events' | 'dataset'>> & WebhookInput) {
-    // SPEC.md: a webhook for an unknown project is a conflict (409), not a 404; so is one for a
+    // A webhook for an unknown project is a conflict (409), not a 404; so is one for a
     // project the actor cannot see, which must not be told apart.
     const project = await this.managed(actor, projectRef, () => conflict(`Project "${projectRef}" not found`));
     const now = this.now().toISOString();

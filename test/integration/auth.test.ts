@@ -21,7 +21,7 @@ describe(`authentication (${testEngine})`, () => {
 
   const login = (body: unknown) => app.request<SessionBody>('POST', '/api/v1/auth/login', { body });
 
-  it('logs in and returns an access token with the claims SPEC.md lists', async () => {
+  it('logs in and returns an access token with the documented claims', async () => {
     const response = await login({ email: ADMIN_EMAIL, password: ADMIN_PASSWORD });
     expect(response.status).toBe(200);
     const { accessToken, refreshToken, user } = response.body;

@@ -7,7 +7,7 @@ import type { Principal } from '../../src/access/principal.ts';
 import { AppError } from '../../src/errors.ts';
 
 /**
- * DESIGN.md's rule for the project of a /data or /assets route, exercised on the real store with
+ * The rule for the project of a /data or /assets route, exercised on the real store with
  * real principals (the data routes arrive with the documents issue and call this same function).
  */
 describe(`project resolution for data routes (${testEngine})`, () => {

@@ -4,7 +4,7 @@ import { createProject } from '../helpers/fixtures.ts';
 import { dataClient, ok, outboxEvents } from '../helpers/content.ts';
 import { testEngine } from '../helpers/engine.ts';
 
-/** SPEC.md's state table for documents, transition by transition. */
+/** The state table for documents, transition by transition. */
 describe(`publishing (${testEngine})`, () => {
   let app: TestApp;
   let data: ReturnType<typeof dataClient>;

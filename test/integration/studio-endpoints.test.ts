@@ -43,7 +43,7 @@ describe(`Sanity Studio's endpoints (${testEngine})`, () => {
     it('answers {} without a credential (Studio asks again without its token after a 401), 401 for a wrong one', async () => {
       expect(ok(await sanity('GET', '/users/me'))).toEqual({});
       expectErrorBody(await sanity('GET', '/users/me', 'not-a-valid-token'), 401);
-      // SPEC.md's own path keeps its rule: a credential is required.
+      // The service's own path keeps its rule: a credential is required.
       expectErrorBody(await app.request('GET', '/api/v1/users/me'), 401);
       expect(Object.keys(ok(await app.request('GET', '/api/v1/users/me', { token: editor.token }))).sort()).toEqual(['created_at', 'email', 'id', 'name', 'project_access', 'role', 'updated_at']);
     });

@@ -19,7 +19,7 @@ export function stamp(content: JsonObject, id: string, changes: ChangeSet, creat
   return { _id: id, _type: _type as string, _rev: transactionId, _createdAt: createdAt ?? now, _updatedAt: now, ...fields };
 }
 
-/** Applies one mutation to the transaction's change set (DESIGN.md "Mutation results"). */
+/** Applies one mutation to the transaction's change set. */
 export async function applyMutation(changes: ChangeSet, mutation: Mutation): Promise<MutationResult> {
   switch (mutation.kind) {
     case 'create': {

@@ -11,5 +11,5 @@ export type Mutation =
 
 export type MutationKind = Mutation['kind'];
 
-/** What a mutation did to its document: SPEC.md's values plus `none` for a no-op. */
+/** What a mutation did to its document: the API's operation values plus `none` for a no-op. */
 export type MutationOperation = 'create' | 'update' | 'delete' | 'none';

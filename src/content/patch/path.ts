@@ -2,7 +2,7 @@ import { badRequest } from '../../errors.ts';
 import { FORBIDDEN_KEYS_MESSAGE, forbiddenStep } from '../../json/request-json.ts';
 
 /**
- * Patch paths (DESIGN.md): attribute names joined by dots, `[n]` array indexes (negative counts
+ * Patch paths: attribute names joined by dots, `[n]` array indexes (negative counts
  * from the end) and `[_key=="k"]` selectors, e.g. `body[_key=="a1"].children[0].text`.
  */
 export type PathSegment =

@@ -10,7 +10,7 @@ export interface RateLimitDecision {
   retryAfter: number;
 }
 
-/** Fixed one-minute windows per key (DESIGN.md "Rate limits"). */
+/** Fixed one-minute windows per key. */
 export class RateLimiter {
   private readonly store: CounterStore;
   private readonly windowMs: number;
