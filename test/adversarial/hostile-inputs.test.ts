@@ -1,6 +1,6 @@
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type ApiResponse, type TestApp } from '../helpers/test-app.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp, type ApiResponse } from '../helpers/test-app.ts';
 import { createApiToken, createProject } from '../helpers/fixtures.ts';
 import { dataClient, ok } from '../helpers/content.ts';
 import { testEngine } from '../helpers/engine.ts';
@@ -16,20 +16,16 @@ import { deepNesting, documentId, hostileDocument, hostileJson, plainJson, hosti
 const RUNS = { mutations: 150, actions: 120, queries: 120, imports: 30, listeners: 40, messages: 40 };
 
 describe(`hostile inputs (${testEngine})`, () => {
-  let app: TestApp;
-  let admin: string;
+  const app = useTestApp();
   let writer: string;
   let slug: string;
   const prototypes = prototypeSnapshot();
 
   beforeAll(async () => {
-    app = await startTestApp();
-    admin = await app.login();
-    slug = (await createProject(app, admin)).slug;
-    writer = (await createApiToken(app, admin, slug, { permissions: ['read', 'write'] })).token;
+    slug = (await createProject(app, app.admin)).slug;
+    writer = (await createApiToken(app, app.admin, slug, { permissions: ['read', 'write'] })).token;
     ok(await dataClient(app, writer, slug).mutate([{ createOrReplace: { _id: 'doc-1', _type: 'thing', items: [{ _key: 'a', n: 1 }], n: 1, text: 'hello' } }]));
   });
-  afterAll(async () => app.close());
 
   function expectHandled(response: ApiResponse, what: string): void {
     expect(response.status, `${what} -> ${JSON.stringify(response.body).slice(0, 300)}`).toBeLessThan(500);
@@ -156,7 +152,7 @@ describe(`hostile inputs (${testEngine})`, () => {
       fc.asyncProperty(fc.array(line, { minLength: 1, maxLength: 6 }), fc.boolean(), fc.boolean(), async (lines, asArray, replace) => {
         const body = asArray ? `[${lines.join(',')}]` : lines.join('\n');
         const type = asArray ? 'application/json' : 'application/x-ndjson';
-        const response = await post(`/data/import/production${replace ? '?replace=true' : ''}`, body, admin, type);
+        const response = await post(`/data/import/production${replace ? '?replace=true' : ''}`, body, app.admin, type);
         expectHandled(response, body.slice(0, 500));
         await invariantsHold();
       }),

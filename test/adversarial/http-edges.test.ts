@@ -1,24 +1,20 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectErrorBody, startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { expectErrorBody, useTestApp } from '../helpers/test-app.ts';
 import { createProject } from '../helpers/fixtures.ts';
 import { dataClient, ok } from '../helpers/content.ts';
 import { testEngine } from '../helpers/engine.ts';
 
 /** Inputs at and past the edges of what routes accept: each is answered, with the standard body when refused. */
 describe(`HTTP edges (${testEngine})`, () => {
-  let app: TestApp;
-  let admin: string;
+  const app = useTestApp();
   let slug: string;
   let data: ReturnType<typeof dataClient>;
 
   beforeAll(async () => {
-    app = await startTestApp();
-    admin = await app.login();
-    slug = (await createProject(app, admin)).slug;
-    data = dataClient(app, admin, slug);
+    slug = (await createProject(app, app.admin)).slug;
+    data = dataClient(app, app.admin, slug);
   });
-  afterAll(async () => app.close());
 
   it('serves ids of every length the id rule allows (up to 128 characters)', async () => {
     const id = `a${'b'.repeat(127)}`;
@@ -41,27 +37,27 @@ describe(`HTTP edges (${testEngine})`, () => {
 
   it('refuses what no route accepts with the standard body', async () => {
     const headers = { 'x-project': slug };
-    const tooLong = await app.request('GET', `/api/v1/data/doc/production/${'a'.repeat(9000)}`, { token: admin, headers });
+    const tooLong = await app.request('GET', `/api/v1/data/doc/production/${'a'.repeat(9000)}`, { token: app.admin, headers });
     expect(expectErrorBody(tooLong, 414).error).toBe('URI Too Long');
-    expectErrorBody(await app.request('GET', '/api/v1/data/doc/production/%E0%A4%A', { token: admin, headers }), 400);
-    expectErrorBody(await app.request('GET', '/api/v1/no/such/route', { token: admin }), 404);
-    expectErrorBody(await app.request('POST', '/api/v1/data/mutate/production', { token: admin, headers: { ...headers, 'content-type': 'application/json' }, rawBody: '{"mutations": [' }), 400);
-    expectErrorBody(await app.request('POST', '/api/v1/data/mutate/production', { token: admin, headers: { ...headers, 'content-type': 'text/x-unknown' }, rawBody: 'x' }), 415);
+    expectErrorBody(await app.request('GET', '/api/v1/data/doc/production/%E0%A4%A', { token: app.admin, headers }), 400);
+    expectErrorBody(await app.request('GET', '/api/v1/no/such/route', { token: app.admin }), 404);
+    expectErrorBody(await app.request('POST', '/api/v1/data/mutate/production', { token: app.admin, headers: { ...headers, 'content-type': 'application/json' }, rawBody: '{"mutations": [' }), 400);
+    expectErrorBody(await app.request('POST', '/api/v1/data/mutate/production', { token: app.admin, headers: { ...headers, 'content-type': 'text/x-unknown' }, rawBody: 'x' }), 415);
     const huge = JSON.stringify({ mutations: [{ create: { _type: 'post', text: 'x'.repeat(17 * 1024 * 1024) } }] });
-    expectErrorBody(await app.request('POST', '/api/v1/data/mutate/production', { token: admin, headers: { ...headers, 'content-type': 'application/json' }, rawBody: huge }), 413);
+    expectErrorBody(await app.request('POST', '/api/v1/data/mutate/production', { token: app.admin, headers: { ...headers, 'content-type': 'application/json' }, rawBody: huge }), 413);
   });
 
   it('answers offsets and revision numbers past what a database takes with 400', async () => {
     const headers = { 'x-project': slug };
-    expectErrorBody(await app.request('GET', '/api/v1/data/history/production/x?offset=99999999999999999999', { token: admin, headers }), 400);
-    expectErrorBody(await app.request('GET', '/api/v1/data/history/production/x/99999999999999999999', { token: admin, headers }), 400);
-    expect((await app.request('GET', `/api/v1/data/history/production/x?offset=${Number.MAX_SAFE_INTEGER}`, { token: admin, headers })).status).toBe(200);
+    expectErrorBody(await app.request('GET', '/api/v1/data/history/production/x?offset=99999999999999999999', { token: app.admin, headers }), 400);
+    expectErrorBody(await app.request('GET', '/api/v1/data/history/production/x/99999999999999999999', { token: app.admin, headers }), 400);
+    expect((await app.request('GET', `/api/v1/data/history/production/x?offset=${Number.MAX_SAFE_INTEGER}`, { token: app.admin, headers })).status).toBe(200);
   });
 
   it('refuses text that is not Unicode in documents, on both engines alike', async () => {
     const headers = { 'x-project': slug, 'content-type': 'application/json' };
     for (const text of ['{"_type":"t","a":"x\\u0000y"}', '{"_type":"t","a\\u0000":1}', '{"_type":"t","a":["\\ud800"]}', '{"_type":"t","\\udc00":1}']) {
-      const response = await app.request('POST', '/api/v1/data/mutate/production', { token: admin, headers, rawBody: `{"mutations":[{"create":${text}}]}` });
+      const response = await app.request('POST', '/api/v1/data/mutate/production', { token: app.admin, headers, rawBody: `{"mutations":[{"create":${text}}]}` });
       expect(expectErrorBody(response, 400).message).toMatch(/not Unicode text/);
     }
     const emoji = ok(await data.mutate([{ create: { _id: 'emoji', _type: 't', a: 'snow \u2603 \ud83d\ude00' } }]));

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../helpers/test-app.ts';
 import { createApiToken, createProject } from '../helpers/fixtures.ts';
 import { dataClient, ok } from '../helpers/content.ts';
 import { testEngine } from '../helpers/engine.ts';
@@ -35,19 +35,16 @@ describe('match patterns cannot stall the server', () => {
 });
 
 describe(`match patterns through the query endpoint (${testEngine})`, () => {
-  let app: TestApp;
+  const app = useTestApp();
   let data: ReturnType<typeof dataClient>;
 
   beforeAll(async () => {
-    app = await startTestApp();
-    const admin = await app.login();
-    const project = await createProject(app, admin);
-    data = dataClient(app, admin, project.slug);
+    const project = await createProject(app, app.admin);
+    data = dataClient(app, app.admin, project.slug);
     ok(await data.mutate([{ createOrReplace: { _id: 'long', _type: 'text', body: `${'a'.repeat(20_000)}z` } }]));
-    const reader = await createApiToken(app, admin, project.slug, { permissions: ['read'] });
+    const reader = await createApiToken(app, app.admin, project.slug, { permissions: ['read'] });
     data = dataClient(app, reader.token, project.slug);
   });
-  afterAll(async () => app.close());
 
   it.each(hostile.map(([text, pattern]) => [pattern.slice(0, 40), text, pattern]))('answers %s with a read token', async (_name, text, pattern) => {
     const literal = JSON.stringify(text);

@@ -1,19 +1,16 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectErrorBody, startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { expectErrorBody, useTestApp } from '../helpers/test-app.ts';
 import { createProject } from '../helpers/fixtures.ts';
 import { dataClient, ok } from '../helpers/content.ts';
 import { testEngine } from '../helpers/engine.ts';
 
 describe(`numbers and dates at their limits (${testEngine})`, () => {
-  let app: TestApp;
+  const app = useTestApp();
   let data: ReturnType<typeof dataClient>;
 
   beforeAll(async () => {
-    app = await startTestApp();
-    const admin = await app.login();
-    data = dataClient(app, admin, (await createProject(app, admin)).slug);
+    data = dataClient(app, app.admin, (await createProject(app, app.admin)).slug);
   });
-  afterAll(async () => app.close());
 
   it('refuses an increment whose result is beyond a number (it would be stored as null)', async () => {
     ok(await data.mutate([{ createOrReplace: { _id: 'counter', _type: 'stats', views: 0 } }]));

@@ -1,6 +1,6 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { SignJWT, decodeJwt } from 'jose';
-import { ADMIN_EMAIL, JWT_SECRET, expectErrorBody, startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { ADMIN_EMAIL, JWT_SECRET, expectErrorBody, useTestApp } from '../helpers/test-app.ts';
 import { createApiToken, createProject } from '../helpers/fixtures.ts';
 import { dataClient, ok } from '../helpers/content.ts';
 import { testEngine } from '../helpers/engine.ts';
@@ -8,22 +8,18 @@ import { prototypeSnapshot } from './invariants.ts';
 
 /** Keys from a request are data: they never reach Object.prototype (docs/decisions.md). */
 describe(`request keys never reach a prototype (${testEngine})`, () => {
-  let app: TestApp;
-  let admin: string;
+  const app = useTestApp();
   let data: ReturnType<typeof dataClient>;
   let slug: string;
   const before = prototypeSnapshot();
 
   beforeAll(async () => {
-    app = await startTestApp();
-    admin = await app.login();
-    const project = await createProject(app, admin);
+    const project = await createProject(app, app.admin);
     slug = project.slug;
-    const writer = await createApiToken(app, admin, slug, { permissions: ['read', 'write'] });
+    const writer = await createApiToken(app, app.admin, slug, { permissions: ['read', 'write'] });
     data = dataClient(app, writer.token, slug);
     ok(await data.mutate([{ createOrReplace: { _id: 'doc1', _type: 'post', arr: [{ _key: 'a', x: 1 }], title: 'kept' } }]));
   });
-  afterAll(async () => app.close());
   afterEach(() => {
     expect(prototypeSnapshot()).toEqual(before);
   });
@@ -62,7 +58,7 @@ describe(`request keys never reach a prototype (${testEngine})`, () => {
     await data.mutate([{ patch: { id: 'doc1', set: { '["__proto__"].clockTolerance': 1e9 } } }]);
     const expired = await new SignJWT({ email: ADMIN_EMAIL, role: 'admin', type: 'access' })
       .setProtectedHeader({ alg: 'HS256' })
-      .setSubject(decodeJwt(admin).sub!)
+      .setSubject(decodeJwt(app.admin).sub!)
       .setIssuedAt(Math.floor(Date.now() / 1000) - 3600)
       .setExpirationTime(Math.floor(Date.now() / 1000) - 60)
       .sign(new TextEncoder().encode(JWT_SECRET));
@@ -71,9 +67,9 @@ describe(`request keys never reach a prototype (${testEngine})`, () => {
 
   it('refuses __proto__ in a document body and in a GET parameter', async () => {
     const body = '{"mutations":[{"create":{"_type":"post","__proto__":{"pp":1}}}]}';
-    expectErrorBody(await app.request('POST', '/api/v1/data/mutate/production', { token: admin, rawBody: body, headers: { 'content-type': 'application/json', 'x-project': slug } }), 400);
+    expectErrorBody(await app.request('POST', '/api/v1/data/mutate/production', { token: app.admin, rawBody: body, headers: { 'content-type': 'application/json', 'x-project': slug } }), 400);
     const param = encodeURIComponent('{"__proto__":{"pp":1}}');
-    expectErrorBody(await app.request('GET', `/api/v1/data/query/production?query=$p&$p=${param}`, { token: admin, headers: { 'x-project': slug } }), 400);
+    expectErrorBody(await app.request('GET', `/api/v1/data/query/production?query=$p&$p=${param}`, { token: app.admin, headers: { 'x-project': slug } }), 400);
   });
 
   it('stores, returns, queries and patches inherited names as ordinary attributes', async () => {
@@ -107,7 +103,7 @@ describe(`request keys never reach a prototype (${testEngine})`, () => {
 
   it('lets a parameter named like an inherited property be a parameter', async () => {
     const response = await app.request<{ result: unknown }>('GET', `/api/v1/data/query/production?query=${encodeURIComponent('$constructor')}&$constructor=${encodeURIComponent('"c"')}`, {
-      token: admin,
+      token: app.admin,
       headers: { 'x-project': slug },
     });
     expect(ok(response).result).toBe('c');

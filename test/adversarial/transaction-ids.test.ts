@@ -1,23 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectErrorBody, startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { expectErrorBody, useTestApp } from '../helpers/test-app.ts';
 import { createProject, createUser } from '../helpers/fixtures.ts';
 import { dataClient, ok } from '../helpers/content.ts';
 import { testEngine } from '../helpers/engine.ts';
 
 /** A client-chosen transactionId can never make a write keep a document's revision. */
 describe(`client transaction ids (${testEngine})`, () => {
-  let app: TestApp;
+  const app = useTestApp();
   let editor: ReturnType<typeof dataClient>;
   let other: ReturnType<typeof dataClient>;
 
   beforeAll(async () => {
-    app = await startTestApp();
-    const admin = await app.login();
-    const project = await createProject(app, admin, ['production', 'staging']);
-    editor = dataClient(app, (await createUser(app, admin, 'editor')).token, project.slug);
-    other = dataClient(app, (await createUser(app, admin, 'editor')).token, project.slug);
+    const project = await createProject(app, app.admin, ['production', 'staging']);
+    editor = dataClient(app, (await createUser(app, app.admin, 'editor')).token, project.slug);
+    other = dataClient(app, (await createUser(app, app.admin, 'editor')).token, project.slug);
   });
-  afterAll(async () => app.close());
 
   it('become the revision of what they write', async () => {
     const body = ok(await editor.mutate([{ create: { _id: 'chosen', _type: 'post' } }], '?transactionId=my-own-tx-1'));

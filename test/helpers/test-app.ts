@@ -1,4 +1,5 @@
 import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../../src/config.ts';
 import { createLogger } from '../../src/logging.ts';
@@ -98,6 +99,42 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
       await closeServices(services);
       if (!keepDatabase) await db.drop();
     },
+  };
+}
+
+/** A test file's app, signed in as the admin: usable inside its tests and hooks, not at collection. */
+export interface SharedTestApp extends TestApp {
+  /** The admin's access token. */
+  readonly admin: string;
+}
+
+/**
+ * Starts the app before a file's (or a describe block's) tests, signs the admin in, and closes it
+ * after them; the hooks belong to the block it is called in. Arguments as for `startTestApp`.
+ */
+export function useTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): SharedTestApp {
+  let started: { app: TestApp; admin: string } | undefined;
+  const current = () => {
+    if (!started) throw new Error('useTestApp: the app is started in beforeAll; use it inside tests and hooks');
+    return started;
+  };
+  beforeAll(async () => {
+    const app = await startTestApp(env, options);
+    started = { app, admin: await app.login() };
+  });
+  afterAll(async () => {
+    await started?.app.close();
+    started = undefined;
+  });
+  return {
+    get url() { return current().app.url; },
+    get app() { return current().app.app; },
+    get services() { return current().app.services; },
+    get db() { return current().app.db; },
+    get admin() { return current().admin; },
+    request: <T>(method: string, path: string, requestOptions?: RequestOptions) => current().app.request<T>(method, path, requestOptions),
+    login: (email, password) => current().app.login(email, password),
+    close: (closeOptions) => current().app.close(closeOptions),
   };
 }
 

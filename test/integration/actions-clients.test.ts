@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type SanityClient } from '@sanity/client';
 import { applyPatch } from 'mendoza';
-import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { useTestApp } from '../helpers/test-app.ts';
 import { createProject, type TestProject } from '../helpers/fixtures.ts';
 import { dataClient, ok } from '../helpers/content.ts';
 import { testEngine } from '../helpers/engine.ts';
@@ -25,18 +25,15 @@ const A = 'sanity.action.document.';
  * driving the endpoint on the API version Studio uses.
  */
 describe(`actions seen by listeners and driven by @sanity/client (${testEngine})`, () => {
-  let app: TestApp;
-  let admin: string;
+  const app = useTestApp();
   let project: TestProject;
   let data: ReturnType<typeof dataClient>;
   let client: SanityClient;
   const streams: EventStream[] = [];
 
   beforeAll(async () => {
-    app = await startTestApp();
-    admin = await app.login();
-    project = await createProject(app, admin);
-    data = dataClient(app, admin, project.slug);
+    project = await createProject(app, app.admin);
+    data = dataClient(app, app.admin, project.slug);
     client = createClient({
       projectId: project.id,
       dataset: 'production',
@@ -44,18 +41,17 @@ describe(`actions seen by listeners and driven by @sanity/client (${testEngine})
       useProjectHostname: false,
       apiVersion: '2025-02-19',
       useCdn: false,
-      token: admin,
+      token: app.admin,
     });
   });
   afterAll(async () => {
     for (const stream of streams) stream.close();
-    await app.close();
   });
 
   /** An SSE listener on the ids given (mutations included, as on SSE by default, and mendoza effects). */
   async function listen(ids: string[]): Promise<EventStream> {
     const url = `${app.url}/api/v1/data/listen/production?project=${project.slug}&query=${encodeURIComponent('*[_id in $ids]')}&%24ids=${encodeURIComponent(JSON.stringify(ids))}&effectFormat=mendoza`;
-    const stream = await openEventStream(url, { authorization: `Bearer ${admin}` });
+    const stream = await openEventStream(url, { authorization: `Bearer ${app.admin}` });
     streams.push(stream);
     await stream.next('welcome');
     return stream;
@@ -63,7 +59,7 @@ describe(`actions seen by listeners and driven by @sanity/client (${testEngine})
   const next = async (stream: EventStream) => (await stream.next('mutation')).json as Event;
   const act = (actions: unknown[], transactionId?: string) =>
     app.request<{ transactionId: string }>('POST', '/api/v1/data/actions/production', {
-      token: admin,
+      token: app.admin,
       headers: { 'x-project': project.slug },
       body: { actions, ...(transactionId ? { transactionId } : {}) },
     });

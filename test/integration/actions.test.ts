@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectErrorBody, startTestApp, type ApiResponse, type TestApp } from '../helpers/test-app.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { expectErrorBody, useTestApp, type ApiResponse } from '../helpers/test-app.ts';
 import { createApiToken, createProject, createUser, type TestProject } from '../helpers/fixtures.ts';
 import { dataClient, ok, outboxEvents } from '../helpers/content.ts';
 import { testEngine } from '../helpers/engine.ts';
@@ -11,20 +11,16 @@ const A = 'sanity.action.document.';
 
 /** POST /data/actions, action by action (docs/decisions.md "Actions"). */
 describe(`the Actions API (${testEngine})`, () => {
-  let app: TestApp;
-  let admin: string;
+  const app = useTestApp();
   let project: TestProject;
   let data: ReturnType<typeof dataClient>;
 
   beforeAll(async () => {
-    app = await startTestApp();
-    admin = await app.login();
-    project = await createProject(app, admin, ['production', 'staging']);
-    data = dataClient(app, admin, project.slug);
+    project = await createProject(app, app.admin, ['production', 'staging']);
+    data = dataClient(app, app.admin, project.slug);
   });
-  afterAll(async () => app.close());
 
-  const act = (actions: unknown, extra: Record<string, unknown> = {}, token = admin, query = '') =>
+  const act = (actions: unknown, extra: Record<string, unknown> = {}, token = app.admin, query = '') =>
     app.request<ActionsBody>('POST', `/api/v1/data/actions/production${query}`, {
       token,
       headers: { 'x-project': project.slug },
@@ -147,7 +143,7 @@ describe(`the Actions API (${testEngine})`, () => {
 
     it('adds _key to array objects with autoGenerateArrayKeys', async () => {
       ok(await act(create('e7', { items: [] })));
-      ok(await act(edit('e7', { set: { items: [{ v: 1 }] } }), {}, admin, '?autoGenerateArrayKeys=true'));
+      ok(await act(edit('e7', { set: { items: [{ v: 1 }] } }), {}, app.admin, '?autoGenerateArrayKeys=true'));
       expect((await doc('drafts.e7'))!.items).toEqual([{ _key: expect.stringMatching(/^[0-9a-f]{12}$/), v: 1 }]);
     });
   });
@@ -327,15 +323,15 @@ describe(`the Actions API (${testEngine})`, () => {
       expect((await settledEvents()).filter((event) => event.transactionId === body.transactionId)).toEqual([]);
       expect(ok(await data.history('t6')).revisions.length).toBe(historyBefore);
       // The query-string form, and the errors a real request would get.
-      ok(await act(create('t7'), {}, admin, '?dryRun=true'));
+      ok(await act(create('t7'), {}, app.admin, '?dryRun=true'));
       expect(await doc('drafts.t7')).toBeNull();
       expectErrorBody(await act(publish('t-missing'), { dryRun: true }), 404);
     });
 
     it('refuses malformed requests with 400 and the standard body', async () => {
-      const empty = await app.request('POST', '/api/v1/data/actions/production', { token: admin, headers: { 'x-project': project.slug }, body: { actions: [] } });
+      const empty = await app.request('POST', '/api/v1/data/actions/production', { token: app.admin, headers: { 'x-project': project.slug }, body: { actions: [] } });
       expectErrorBody(empty, 400);
-      expectErrorBody(await app.request('POST', '/api/v1/data/actions/production', { token: admin, headers: { 'x-project': project.slug }, body: {} }), 400);
+      expectErrorBody(await app.request('POST', '/api/v1/data/actions/production', { token: app.admin, headers: { 'x-project': project.slug }, body: {} }), 400);
       expect(message(await act({ actionType: `${A}frobnicate` }), 400)).toMatch(/unknown; use one of/);
       expect(message(await act({ publishedId: 'x' }), 400)).toMatch(/actionType is required/);
       expect(message(await act({ ...create('m1'), extra: true }), 400)).toMatch(/unknown field "extra"/);
@@ -348,9 +344,9 @@ describe(`the Actions API (${testEngine})`, () => {
 
   describe('access', () => {
     it('needs an editor: viewers and read tokens get 403, anonymous requests 401', async () => {
-      const viewer = await createUser(app, admin, 'viewer');
+      const viewer = await createUser(app, app.admin, 'viewer');
       expectErrorBody(await act(create('a1'), {}, viewer.token), 403);
-      const read = await createApiToken(app, admin, project.slug, { permissions: ['read'] });
+      const read = await createApiToken(app, app.admin, project.slug, { permissions: ['read'] });
       expectErrorBody(await act(create('a1'), {}, read.token), 403);
       const anonymous = await app.request('POST', '/api/v1/data/actions/production', { headers: { 'x-project': project.slug }, body: { actions: [create('a1')] } });
       expectErrorBody(anonymous, 401);
@@ -358,13 +354,13 @@ describe(`the Actions API (${testEngine})`, () => {
     });
 
     it("lets editors and write tokens act, within a token's dataset", async () => {
-      const editor = await createUser(app, admin, 'editor');
+      const editor = await createUser(app, app.admin, 'editor');
       ok(await act(create('a2'), {}, editor.token));
-      const write = await createApiToken(app, admin, project.slug, { permissions: ['read', 'write'] });
+      const write = await createApiToken(app, app.admin, project.slug, { permissions: ['read', 'write'] });
       ok(await act(edit('a2', { set: { by: 'token' } }), {}, write.token));
       const history = ok(await data.history('a2')).revisions;
       expect(history[0]!.changed_by).toBe(`token:${write.id}`);
-      const staging = await createApiToken(app, admin, project.slug, { permissions: ['read', 'write'], dataset: 'staging' });
+      const staging = await createApiToken(app, app.admin, project.slug, { permissions: ['read', 'write'], dataset: 'staging' });
       expectErrorBody(await act(create('a3'), {}, staging.token), 403);
     });
   });

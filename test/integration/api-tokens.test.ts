@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectErrorBody, startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { describe, expect, it } from 'vitest';
+import { expectErrorBody, useTestApp } from '../helpers/test-app.ts';
 import { createApiToken, createProject, createUser } from '../helpers/fixtures.ts';
 import { testEngine } from '../helpers/engine.ts';
 import { sha256Hex } from '../../src/identity/secrets.ts';
@@ -15,18 +15,11 @@ interface TokenBody {
 }
 
 describe(`API tokens (${testEngine})`, () => {
-  let app: TestApp;
-  let admin: string;
-
-  beforeAll(async () => {
-    app = await startTestApp();
-    admin = await app.login();
-  });
-  afterAll(async () => app.close());
+  const app = useTestApp();
 
   it('creates a token shown once, with read permission and all datasets by default', async () => {
-    const project = await createProject(app, admin);
-    const response = await app.request<TokenBody>('POST', `/api/v1/tokens/${project.slug}`, { token: admin, body: { name: 'CI' } });
+    const project = await createProject(app, app.admin);
+    const response = await app.request<TokenBody>('POST', `/api/v1/tokens/${project.slug}`, { token: app.admin, body: { name: 'CI' } });
     expect(response.status).toBe(201);
     expect(response.body).toMatchObject({ name: 'CI', permissions: ['read'], dataset: null });
     expect(response.body.token).toMatch(/^svc_[A-Za-z0-9_-]{43}$/);
@@ -35,24 +28,24 @@ describe(`API tokens (${testEngine})`, () => {
     const stored = await app.services.store.apiTokens.findByHash(sha256Hex(response.body.token!));
     expect(stored?.id).toBe(response.body.id);
 
-    const list = await app.request<TokenBody[]>('GET', `/api/v1/tokens/${project.slug}`, { token: admin });
+    const list = await app.request<TokenBody[]>('GET', `/api/v1/tokens/${project.slug}`, { token: app.admin });
     expect(list.body).toHaveLength(1);
     expect(list.body[0]).toEqual({ ...response.body, token: undefined, last_used_at: null });
     expect(JSON.stringify(list.body)).not.toContain(response.body.token);
   });
 
   it('records last_used_at when a token is used', async () => {
-    const project = await createProject(app, admin);
-    const { token } = await createApiToken(app, admin, project.slug);
+    const project = await createProject(app, app.admin);
+    const { token } = await createApiToken(app, app.admin, project.slug);
     await app.request('GET', '/api/v1/projects', { token });
-    const list = await app.request<TokenBody[]>('GET', `/api/v1/tokens/${project.slug}`, { token: admin });
+    const list = await app.request<TokenBody[]>('GET', `/api/v1/tokens/${project.slug}`, { token: app.admin });
     expect(typeof list.body[0]?.last_used_at).toBe('string');
   });
 
   it('accepts a dataset scope and both permissions', async () => {
-    const project = await createProject(app, admin, ['production', 'staging']);
+    const project = await createProject(app, app.admin, ['production', 'staging']);
     const response = await app.request<TokenBody>('POST', `/api/v1/tokens/${project.slug}`, {
-      token: admin,
+      token: app.admin,
       body: { name: 'writer', permissions: ['read', 'write'], dataset: 'staging' },
     });
     expect(response.body).toMatchObject({ permissions: ['read', 'write'], dataset: 'staging' });
@@ -68,58 +61,58 @@ describe(`API tokens (${testEngine})`, () => {
     [{ name: 'x', dataset: 'not-a-dataset' }, 'dataset'],
     [{ name: 7 }, 'name'],
   ])('answers 400 for %j', async (body, field) => {
-    const project = await createProject(app, admin);
-    const error = expectErrorBody(await app.request('POST', `/api/v1/tokens/${project.slug}`, { token: admin, body }), 400);
+    const project = await createProject(app, app.admin);
+    const error = expectErrorBody(await app.request('POST', `/api/v1/tokens/${project.slug}`, { token: app.admin, body }), 400);
     expect(error.message).toContain(field);
   });
 
   it('answers 404 for an unknown project or token', async () => {
-    expectErrorBody(await app.request('POST', '/api/v1/tokens/nope', { token: admin, body: { name: 'x' } }), 404);
-    expectErrorBody(await app.request('GET', '/api/v1/tokens/nope', { token: admin }), 404);
-    const project = await createProject(app, admin);
-    expectErrorBody(await app.request('DELETE', `/api/v1/tokens/${project.slug}/00000000-0000-0000-0000-000000000000`, { token: admin }), 404);
+    expectErrorBody(await app.request('POST', '/api/v1/tokens/nope', { token: app.admin, body: { name: 'x' } }), 404);
+    expectErrorBody(await app.request('GET', '/api/v1/tokens/nope', { token: app.admin }), 404);
+    const project = await createProject(app, app.admin);
+    expectErrorBody(await app.request('DELETE', `/api/v1/tokens/${project.slug}/00000000-0000-0000-0000-000000000000`, { token: app.admin }), 404);
   });
 
   it('deletes (revokes) a token so it no longer authenticates', async () => {
-    const project = await createProject(app, admin);
-    const { id, token } = await createApiToken(app, admin, project.slug);
+    const project = await createProject(app, app.admin);
+    const { id, token } = await createApiToken(app, app.admin, project.slug);
     expect((await app.request('GET', '/api/v1/projects', { token })).status).toBe(200);
-    const deleted = await app.request('DELETE', `/api/v1/tokens/${project.slug}/${id}`, { token: admin });
+    const deleted = await app.request('DELETE', `/api/v1/tokens/${project.slug}/${id}`, { token: app.admin });
     expect(deleted).toMatchObject({ status: 200, body: { deleted: true, id } });
     expectErrorBody(await app.request('GET', '/api/v1/projects', { token }), 401);
   });
 
   it("does not delete another project's token through this project", async () => {
-    const a = await createProject(app, admin);
-    const b = await createProject(app, admin);
-    const { id } = await createApiToken(app, admin, b.slug);
-    expectErrorBody(await app.request('DELETE', `/api/v1/tokens/${a.slug}/${id}`, { token: admin }), 404);
+    const a = await createProject(app, app.admin);
+    const b = await createProject(app, app.admin);
+    const { id } = await createApiToken(app, app.admin, b.slug);
+    expectErrorBody(await app.request('DELETE', `/api/v1/tokens/${a.slug}/${id}`, { token: app.admin }), 404);
   });
 
   it('refuses token management with API tokens, even write tokens of the project', async () => {
-    const project = await createProject(app, admin);
-    const { token } = await createApiToken(app, admin, project.slug, { permissions: ['read', 'write'] });
+    const project = await createProject(app, app.admin);
+    const { token } = await createApiToken(app, app.admin, project.slug, { permissions: ['read', 'write'] });
     expectErrorBody(await app.request('GET', `/api/v1/tokens/${project.slug}`, { token }), 403);
     expectErrorBody(await app.request('POST', `/api/v1/tokens/${project.slug}`, { token, body: { name: 'x' } }), 403);
   });
 
-  it('needs admin in the project: refuses editors, accepts project admins through project_access', async () => {
-    const project = await createProject(app, admin);
-    const editor = await createUser(app, admin, 'editor');
+  it('needs app.admin in the project: refuses editors, accepts project admins through project_access', async () => {
+    const project = await createProject(app, app.admin);
+    const editor = await createUser(app, app.admin, 'editor');
     expectErrorBody(await app.request('GET', `/api/v1/tokens/${project.slug}`, { token: editor.token }), 403);
-    const projectAdmin = await createUser(app, admin, 'viewer', { project_access: [{ projectId: project.id, role: 'admin' }] });
+    const projectAdmin = await createUser(app, app.admin, 'viewer', { project_access: [{ projectId: project.id, role: 'admin' }] });
     expect((await app.request('POST', `/api/v1/tokens/${project.slug}`, { token: projectAdmin.token, body: { name: 'x' } })).status).toBe(201);
-    const other = await createProject(app, admin);
+    const other = await createProject(app, app.admin);
     expectErrorBody(await app.request('GET', `/api/v1/tokens/${other.slug}`, { token: projectAdmin.token }), 404);
   });
 
   it('answers a project the caller cannot see exactly as an unknown one (404), by slug and by id', async () => {
-    const hidden = await createProject(app, admin);
-    const { id: tokenId } = await createApiToken(app, admin, hidden.slug);
-    const own = await createProject(app, admin);
+    const hidden = await createProject(app, app.admin);
+    const { id: tokenId } = await createApiToken(app, app.admin, hidden.slug);
+    const own = await createProject(app, app.admin);
     const outsiders = [
-      await createUser(app, admin, 'viewer', { project_access: [{ projectId: own.id, role: 'admin' }] }),
-      await createUser(app, admin, 'editor', { project_access: [] }),
+      await createUser(app, app.admin, 'viewer', { project_access: [{ projectId: own.id, role: 'admin' }] }),
+      await createUser(app, app.admin, 'editor', { project_access: [] }),
     ];
     const routes: [string, (project: string) => string, unknown?][] = [
       ['GET', (project) => `/api/v1/tokens/${project}`],
@@ -136,10 +129,10 @@ describe(`API tokens (${testEngine})`, () => {
         }
       }
     }
-    const listed = await app.request<TokenBody[]>('GET', `/api/v1/tokens/${hidden.slug}`, { token: admin });
+    const listed = await app.request<TokenBody[]>('GET', `/api/v1/tokens/${hidden.slug}`, { token: app.admin });
     expect(listed.body.map((token) => token.id)).toEqual([tokenId]);
-    // A caller who sees the project without its admin role is told so.
-    const viewer = await createUser(app, admin, 'viewer', { project_access: [{ projectId: hidden.id, role: 'viewer' }] });
+    // A caller who sees the project without its app.admin role is told so.
+    const viewer = await createUser(app, app.admin, 'viewer', { project_access: [{ projectId: hidden.id, role: 'viewer' }] });
     expectErrorBody(await app.request('GET', `/api/v1/tokens/${hidden.slug}`, { token: viewer.token }), 403);
     expectErrorBody(await app.request('DELETE', `/api/v1/tokens/${hidden.slug}/${tokenId}`, { token: viewer.token }), 403);
   });

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { expectErrorBody, startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { expectErrorBody, useTestApp } from '../helpers/test-app.ts';
 import { createApiToken, createProject, createUser, type TestProject } from '../helpers/fixtures.ts';
 import { outboxEvents } from '../helpers/content.ts';
 import { SVG_WITH_SCRIPT, rotatedJpeg, solidPng, stripedWebp } from '../helpers/images.ts';
@@ -18,30 +18,26 @@ interface Upload {
 }
 
 describe(`assets (${testEngine})`, () => {
-  let app: TestApp;
-  let admin: string;
+  const app = useTestApp();
   let project: TestProject;
 
   beforeAll(async () => {
-    app = await startTestApp();
-    admin = await app.login();
-    project = await createProject(app, admin, ['production', 'staging']);
+    project = await createProject(app, app.admin, ['production', 'staging']);
   });
-  afterAll(async () => app.close());
 
   async function upload(bytes: Buffer, filename: string, options: { token?: string; field?: string; dataset?: string; type?: string } = {}) {
     const form = new FormData();
     form.append(options.field ?? 'file', new Blob([bytes], { type: options.type ?? 'application/octet-stream' }), filename);
     const response = await fetch(`${app.url}/api/v1/assets/${options.dataset ?? 'production'}`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${options.token ?? admin}`, 'x-project': project.slug },
+      headers: { authorization: `Bearer ${options.token ?? app.admin}`, 'x-project': project.slug },
       body: form,
     });
     return { status: response.status, headers: response.headers, body: (await response.json()) as Upload };
   }
 
   async function fetchAsset(url: string, options: { token?: string; headers?: Record<string, string> } = {}) {
-    const response = await fetch(`${app.url}${url}`, { headers: { authorization: `Bearer ${options.token ?? admin}`, ...options.headers } });
+    const response = await fetch(`${app.url}${url}`, { headers: { authorization: `Bearer ${options.token ?? app.admin}`, ...options.headers } });
     return { status: response.status, headers: response.headers, bytes: Buffer.from(await response.arrayBuffer()) };
   }
 
@@ -118,13 +114,13 @@ describe(`assets (${testEngine})`, () => {
     it('answers 400 without a file or with another field, 415 for a non-multipart body', async () => {
       const empty = await fetch(`${app.url}/api/v1/assets/production`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${admin}`, 'x-project': project.slug },
+        headers: { authorization: `Bearer ${app.admin}`, 'x-project': project.slug },
         body: new FormData(),
       });
       expect(empty.status).toBe(400);
       expectErrorBody({ status: empty.status, headers: empty.headers, body: await empty.json() }, 400);
       expect((await upload(await solidPng(2, 2), 'x.png', { field: 'image' })).status).toBe(400);
-      expectErrorBody(await app.request('POST', '/api/v1/assets/production', { token: admin, headers: { 'x-project': project.slug }, body: {} }), 415);
+      expectErrorBody(await app.request('POST', '/api/v1/assets/production', { token: app.admin, headers: { 'x-project': project.slug }, body: {} }), 415);
     });
 
     it('refuses a file over 50 MB while streaming, with 413, leaving nothing behind', async () => {
@@ -211,7 +207,7 @@ describe(`assets (${testEngine})`, () => {
     it.each(['w=0', 'w=5000', 'h=-1', 'w=abc', 'q=0', 'q=101', 'fit=zoom', 'format=gif', 'blur=0', 'blur=1000', 'dpr=0.5', 'dpr=4'])(
       'answers 400 for %s',
       async (query) => {
-        const response = await app.request('GET', `${image.url}?${query}`, { token: admin });
+        const response = await app.request('GET', `${image.url}?${query}`, { token: app.admin });
         expectErrorBody(response, 400);
       },
     );
@@ -220,48 +216,48 @@ describe(`assets (${testEngine})`, () => {
   describe('access, listing and deletion', () => {
     it('lets viewers and read tokens fetch but not upload or delete; editors may', async () => {
       const { body } = await upload(await solidPng(3, 3), 'a.png');
-      const viewer = await createUser(app, admin, 'viewer');
+      const viewer = await createUser(app, app.admin, 'viewer');
       expect((await fetchAsset(body.url, { token: viewer.token })).status).toBe(200);
       expect((await upload(await solidPng(3, 3), 'b.png', { token: viewer.token })).status).toBe(403);
       expectErrorBody(await app.request('DELETE', `/api/v1/assets/production/${body.assetId}`, { token: viewer.token, headers: { 'x-project': project.slug } }), 403);
-      const read = await createApiToken(app, admin, project.slug);
+      const read = await createApiToken(app, app.admin, project.slug);
       expect((await fetchAsset(body.url, { token: read.token })).status).toBe(200);
       expect((await upload(await solidPng(3, 3), 'c.png', { token: read.token })).status).toBe(403);
-      const editor = await createUser(app, admin, 'editor');
+      const editor = await createUser(app, app.admin, 'editor');
       expect((await upload(await solidPng(3, 3), 'd.png', { token: editor.token })).status).toBe(201);
     });
 
     it('refuses tokens of another dataset or project', async () => {
       const { body } = await upload(await solidPng(3, 3), 'scoped.png');
-      const staging = await createApiToken(app, admin, project.slug, { dataset: 'staging' });
+      const staging = await createApiToken(app, app.admin, project.slug, { dataset: 'staging' });
       expect((await fetchAsset(body.url, { token: staging.token })).status).toBe(403);
-      const other = await createProject(app, admin);
-      const foreign = await createApiToken(app, admin, other.slug);
+      const other = await createProject(app, app.admin);
+      const foreign = await createApiToken(app, app.admin, other.slug);
       expect((await fetchAsset(body.url, { token: foreign.token })).status).toBe(403);
       expect((await fetchAsset(body.url, { token: 'nope' })).status).toBe(401);
     });
 
     it('refuses traversal attempts in ids', async () => {
       for (const id of ['..%2F..%2Fetc%2Fpasswd', 'not-a-uuid', '00000000-0000-0000-0000-000000000000%2F..', '%00']) {
-        expectErrorBody(await app.request('GET', `/api/v1/assets/${id}`, { token: admin }), 400);
+        expectErrorBody(await app.request('GET', `/api/v1/assets/${id}`, { token: app.admin }), 400);
       }
       // A client resolves a dot segment before sending; what arrives is another route.
-      expectErrorBody(await app.request('GET', '/api/v1/assets/%2e%2e', { token: admin }), 404);
-      expectErrorBody(await app.request('GET', '/api/v1/assets/00000000-0000-0000-0000-000000000000', { token: admin }), 404);
+      expectErrorBody(await app.request('GET', '/api/v1/assets/%2e%2e', { token: app.admin }), 404);
+      expectErrorBody(await app.request('GET', '/api/v1/assets/00000000-0000-0000-0000-000000000000', { token: app.admin }), 404);
     });
 
     it('lists with type, limit and offset; total counts every match', async () => {
-      const listed = await createProject(app, admin);
+      const listed = await createProject(app, app.admin);
       const uploadTo = async (bytes: Buffer, name: string) => {
         const form = new FormData();
         form.append('file', new Blob([bytes]), name);
-        await fetch(`${app.url}/api/v1/assets/production`, { method: 'POST', headers: { authorization: `Bearer ${admin}`, 'x-project': listed.slug }, body: form });
+        await fetch(`${app.url}/api/v1/assets/production`, { method: 'POST', headers: { authorization: `Bearer ${app.admin}`, 'x-project': listed.slug }, body: form });
       };
       for (let i = 0; i < 3; i++) await uploadTo(await solidPng(5 + i, 5), `i${i}.png`);
       await uploadTo(Buffer.from('hello'), 'notes.txt');
       const list = (query: string) =>
         app.request<{ items: { type: string; id: string; metadata: { width?: number } }[]; total: number }>('GET', `/api/v1/assets/production/list${query}`, {
-          token: admin,
+          token: app.admin,
           headers: { 'x-project': listed.slug },
         });
       const all = await list('');
@@ -281,14 +277,14 @@ describe(`assets (${testEngine})`, () => {
       const { body } = await upload(await solidPng(40, 40), 'gone.png');
       await fetchAsset(`${body.url}?w=10`);
       expect((await filesUnder(join(app.db.dataDir, 'cache', body.assetId))).length).toBe(1);
-      const deleted = await app.request('DELETE', `/api/v1/assets/production/${body.assetId}`, { token: admin, headers: { 'x-project': project.slug } });
+      const deleted = await app.request('DELETE', `/api/v1/assets/production/${body.assetId}`, { token: app.admin, headers: { 'x-project': project.slug } });
       expect(deleted).toMatchObject({ status: 200, body: { deleted: true, id: body.assetId } });
       expect((await fetchAsset(body.url)).status).toBe(404);
       expect(await filesUnder(join(app.db.dataDir, 'cache', body.assetId))).toEqual([]);
       expect((await filesUnder(join(app.db.dataDir, 'assets'))).some((file) => file.includes(body.assetId))).toBe(false);
       const events = (await outboxEvents(app)).filter((e) => e.documentId === body.assetId).map((e) => e.event);
       expect(events).toEqual(['asset.upload', 'asset.delete']);
-      expectErrorBody(await app.request('DELETE', `/api/v1/assets/production/${body.assetId}`, { token: admin, headers: { 'x-project': project.slug } }), 404);
+      expectErrorBody(await app.request('DELETE', `/api/v1/assets/production/${body.assetId}`, { token: app.admin, headers: { 'x-project': project.slug } }), 404);
     });
   });
 });

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SignJWT, decodeJwt } from 'jose';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, JWT_SECRET, expectErrorBody, startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, JWT_SECRET, expectErrorBody, useTestApp } from '../helpers/test-app.ts';
 import { createApiToken, createProject, createUser } from '../helpers/fixtures.ts';
 import { testEngine } from '../helpers/engine.ts';
 
@@ -11,13 +11,8 @@ interface SessionBody {
 }
 
 describe(`authentication (${testEngine})`, () => {
-  let app: TestApp;
+  const app = useTestApp();
   const key = new TextEncoder().encode(JWT_SECRET);
-
-  beforeAll(async () => {
-    app = await startTestApp();
-  });
-  afterAll(async () => app.close());
 
   const login = (body: unknown) => app.request<SessionBody>('POST', '/api/v1/auth/login', { body });
 

@@ -4,11 +4,11 @@
 // per page: a sum over a million documents took 22 s instead of 4). And a window of whole documents
 // in a value's order sorts ids, not documents: ties are sorted by id, and a sort that held the
 // content read and copied every document of a tied group (at 1M posts by day, ~250 for a page of 20).
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { join } from 'node:path';
-import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { useTestApp } from '../helpers/test-app.ts';
 import { testEngine } from '../helpers/engine.ts';
 import { toPositionalParams } from '../../src/store/postgres/placeholders.ts';
 import { jsonColumn } from '../../src/store/sql.ts';
@@ -35,11 +35,10 @@ function rowsRead(node: PlanNode, table: string): number {
 }
 
 describe(`document index plans (${testEngine})`, () => {
-  let app: TestApp;
+  const app = useTestApp();
   let projectId: string;
 
   beforeAll(async () => {
-    app = await startTestApp();
     const token = await app.login();
     projectId = (await app.request<{ id: string }>('POST', '/api/v1/projects', { token, body: { name: 'Plans', slug: 'plans' } })).body.id;
     const documents: StoredDocument[] = Array.from({ length: DOCUMENTS }, (_, i) => ({
@@ -62,7 +61,6 @@ describe(`document index plans (${testEngine})`, () => {
     }));
     await app.services.store.transaction((tx) => tx.documents.putMany(projectId, 'production', [...documents, ...events]));
   });
-  afterAll(async () => app.close());
 
   // The second page of `math::sum(*[_type == "post"].views)`: the type in id order after the last id seen.
   const page: DocumentQuery = {

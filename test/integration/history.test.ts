@@ -1,21 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectErrorBody, startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { expectErrorBody, useTestApp } from '../helpers/test-app.ts';
 import { createProject, createUser } from '../helpers/fixtures.ts';
 import { dataClient, ok, outboxEvents } from '../helpers/content.ts';
 import { testEngine } from '../helpers/engine.ts';
 
 describe(`revision history (${testEngine})`, () => {
-  let app: TestApp;
+  const app = useTestApp();
   let data: ReturnType<typeof dataClient>;
   let adminId: string;
 
   beforeAll(async () => {
-    app = await startTestApp();
-    const admin = await app.login();
-    adminId = (await app.request<{ id: string }>('GET', '/api/v1/users/me', { token: admin })).body.id;
-    data = dataClient(app, admin, (await createProject(app, admin)).slug);
+    adminId = (await app.request<{ id: string }>('GET', '/api/v1/users/me', { token: app.admin })).body.id;
+    data = dataClient(app, app.admin, (await createProject(app, app.admin)).slug);
   });
-  afterAll(async () => app.close());
 
   it('keeps one history per base id, newest first, for drafts and published forms', async () => {
     await data.mutate([{ create: { _id: 'drafts.h1', _type: 'post', v: 1 } }]);

@@ -1,16 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectErrorBody, startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { describe, expect, it } from 'vitest';
+import { expectErrorBody, useTestApp } from '../helpers/test-app.ts';
 import { testEngine } from '../helpers/engine.ts';
 
 describe(`HTTP conventions (${testEngine})`, () => {
-  let app: TestApp;
-  let admin: string;
-
-  beforeAll(async () => {
-    app = await startTestApp();
-    admin = await app.login();
-  });
-  afterAll(async () => app.close());
+  const app = useTestApp();
 
   it('serves GET /health without authentication', async () => {
     const response = await app.request<{ status: string; timestamp: string; connections: number }>('GET', '/api/v1/health');
@@ -22,23 +15,23 @@ describe(`HTTP conventions (${testEngine})`, () => {
 
   it('answers unknown routes with the standard 404 body, authenticated or not', async () => {
     expect(expectErrorBody(await app.request('GET', '/api/v1/nothing-here'), 404).message).toContain('/api/v1/nothing-here');
-    expectErrorBody(await app.request('DELETE', '/api/v1/projects', { token: admin }), 404);
+    expectErrorBody(await app.request('DELETE', '/api/v1/projects', { token: app.admin }), 404);
     expectErrorBody(await app.request('GET', '/'), 404);
   });
 
   it('answers malformed JSON on protected routes with 400 once authenticated, 401 before', async () => {
     const raw = { rawBody: '{"name": ', headers: { 'content-type': 'application/json' } };
-    expectErrorBody(await app.request('POST', '/api/v1/projects', { ...raw, token: admin }), 400);
+    expectErrorBody(await app.request('POST', '/api/v1/projects', { ...raw, token: app.admin }), 400);
     expectErrorBody(await app.request('POST', '/api/v1/projects', raw), 401);
   });
 
   it('answers an oversized body with 413 and the standard body', async () => {
-    const response = await app.request('POST', '/api/v1/projects', { token: admin, body: { name: 'x'.repeat(2 * 1024 * 1024), slug: 'big' } });
+    const response = await app.request('POST', '/api/v1/projects', { token: app.admin, body: { name: 'x'.repeat(2 * 1024 * 1024), slug: 'big' } });
     expectErrorBody(response, 413);
   });
 
   it('never leaks a stack trace', async () => {
-    const response = await app.request('POST', '/api/v1/projects', { token: admin, rawBody: '[', headers: { 'content-type': 'application/json' } });
+    const response = await app.request('POST', '/api/v1/projects', { token: app.admin, rawBody: '[', headers: { 'content-type': 'application/json' } });
     expect(JSON.stringify(response.body)).not.toMatch(/at .*\.(ts|js):\d+/);
   });
 

@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import http from 'node:http';
 import { join } from 'node:path';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, useTestApp } from '../helpers/test-app.ts';
 import { createProject, type TestProject } from '../helpers/fixtures.ts';
 import { dataClient, ok } from '../helpers/content.ts';
 import { rawRequest, type RawRequest } from '../helpers/raw-request.ts';
@@ -39,22 +39,18 @@ async function waitFor(check: () => boolean | Promise<boolean>, what: string): P
 }
 
 describe(`import bodies (${testEngine})`, () => {
-  let app: TestApp;
-  let admin: string;
+  const app = useTestApp();
   let spoolDir: string;
   const spooled = () => (existsSync(spoolDir) ? readdirSync(spoolDir) : []);
 
   beforeAll(async () => {
-    app = await startTestApp();
-    admin = await app.login();
     spoolDir = join(app.db.dataDir, 'tmp');
   });
-  afterAll(async () => app.close());
 
   /** An import whose body the test sends itself, announcing `contentLength` bytes (or chunked without it). */
   function openImport(project: TestProject, contentType: string, contentLength?: number): RawRequest {
     return rawRequest(app.url, 'POST', '/api/v1/data/import/production', {
-      authorization: `Bearer ${admin}`,
+      authorization: `Bearer ${app.admin}`,
       'x-project': project.slug,
       'content-type': contentType,
       ...(contentLength === undefined ? { 'transfer-encoding': 'chunked' } : { 'content-length': String(contentLength) }),
@@ -63,7 +59,7 @@ describe(`import bodies (${testEngine})`, () => {
 
   function importInto(project: TestProject, body: string, type: string) {
     return app.request<ImportBody>('POST', '/api/v1/data/import/production', {
-      token: admin,
+      token: app.admin,
       headers: { 'x-project': project.slug, 'content-type': type },
       rawBody: body,
     });
@@ -85,16 +81,16 @@ describe(`import bodies (${testEngine})`, () => {
 
   describe('a slow client holds no lock', () => {
     it('answers writes, project creation and login while an import body is still arriving; an aborted import writes nothing', async () => {
-      const project = await createProject(app, admin);
-      const other = await createProject(app, admin);
+      const project = await createProject(app, app.admin);
+      const other = await createProject(app, app.admin);
       const stalled = openImport(project, 'application/x-ndjson', 10_000_000);
       try {
         await stalled.write(`${JSON.stringify({ _id: 'first', _type: 'post' })}\n`);
         // Time for the server to take up the import; what is checked below is the order of the answers.
         await new Promise((resolve) => setTimeout(resolve, 200));
         const [mutation, created, login] = await Promise.all([
-          bounded(dataClient(app, admin, other.slug).mutate([{ create: { _id: 'elsewhere', _type: 'post' } }]), 'a mutation in another project'),
-          bounded(app.request('POST', '/api/v1/projects', { token: admin, body: { name: 'During import', slug: `during-${Date.now()}` } }), 'a project creation'),
+          bounded(dataClient(app, app.admin, other.slug).mutate([{ create: { _id: 'elsewhere', _type: 'post' } }]), 'a mutation in another project'),
+          bounded(app.request('POST', '/api/v1/projects', { token: app.admin, body: { name: 'During import', slug: `during-${Date.now()}` } }), 'a project creation'),
           bounded(app.request('POST', '/api/v1/auth/login', { body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD } }), 'a login'),
         ]);
         expect([mutation.status, created.status, login.status]).toEqual([200, 201, 200]);
@@ -109,7 +105,7 @@ describe(`import bodies (${testEngine})`, () => {
     });
 
     it('imports once the slow body is complete, and deletes its temporary file', async () => {
-      const project = await createProject(app, admin);
+      const project = await createProject(app, app.admin);
       const first = `${JSON.stringify({ _id: 'slow-1', _type: 'post' })}\n`;
       const last = `${JSON.stringify({ _id: 'slow-2', _type: 'post' })}\n`;
       const length = 100_000;
@@ -118,7 +114,7 @@ describe(`import bodies (${testEngine})`, () => {
       try {
         await slow.write(first);
         await waitFor(() => spooled().length === 1, 'the import is receiving its body');
-        ok(await bounded(dataClient(app, admin, project.slug).mutate([{ create: { _id: 'meanwhile', _type: 'post' } }]), 'a mutation'));
+        ok(await bounded(dataClient(app, app.admin, project.slug).mutate([{ create: { _id: 'meanwhile', _type: 'post' } }]), 'a mutation'));
         // Blank lines fill the announced length.
         await slow.write(last + '\n'.repeat(length - first.length - last.length));
         response = await bounded(slow.response, 'the import');
@@ -134,7 +130,7 @@ describe(`import bodies (${testEngine})`, () => {
 
   describe('line limit', () => {
     it('refuses a line over the limit with 400 before the rest of it arrives, and keeps serving', async () => {
-      const project = await createProject(app, admin);
+      const project = await createProject(app, app.admin);
       const response = await sendLongLine(openImport(project, 'application/x-ndjson', 64 * 1024 * 1024), '{"_id":"ok","_type":"post"}\n{"_id":"big","_type":"post","text":"');
       expect(response.status).toBe(400);
       expect(JSON.parse(response.body)).toEqual({ statusCode: 400, error: 'Bad Request', message: `line 2 is longer than ${MAX_LINE_BYTES} bytes` });
@@ -145,7 +141,7 @@ describe(`import bodies (${testEngine})`, () => {
     });
 
     it('refuses an over-long element of a JSON array the same way', async () => {
-      const project = await createProject(app, admin);
+      const project = await createProject(app, app.admin);
       const response = await sendLongLine(
         openImport(project, 'application/json', 64 * 1024 * 1024),
         '[{"_id":"a","_type":"post"},\n{"_id":"b","_type":"post"},\n{"_id":"big","_type":"post","text":"',
@@ -158,7 +154,7 @@ describe(`import bodies (${testEngine})`, () => {
 
   describe('application/json', () => {
     it('imports NDJSON sent as application/json', async () => {
-      const project = await createProject(app, admin);
+      const project = await createProject(app, app.admin);
       const body = '\n{"_id":"n1","_type":"post"}\r\n{"_id":"n2","_type":"post","tags":["[",","]}\n{"_id":"n3"}\n';
       expect(ok(await importInto(project, body, 'application/json; charset=utf-8'))).toEqual({
         total: 3,
@@ -170,14 +166,14 @@ describe(`import bodies (${testEngine})`, () => {
     });
 
     it('skips a UTF-8 byte order mark at the start of the body, in NDJSON and in arrays', async () => {
-      const project = await createProject(app, admin);
+      const project = await createProject(app, app.admin);
       const bom = '\ufeff';
       expect(ok(await importInto(project, `${bom}{"_id":"bom1","_type":"post"}\n`, 'application/x-ndjson')).created).toBe(1);
       expect(ok(await importInto(project, `${bom}[{"_id":"bom2","_type":"post"}]`, 'application/json')).created).toBe(1);
     });
 
     it('imports a JSON array, numbering its elements as lines', async () => {
-      const project = await createProject(app, admin);
+      const project = await createProject(app, app.admin);
       const documents = [{ _id: 'a1', _type: 'post', title: 'a ] , [ } { " \\' }, 'nope', { _id: 'a2', _type: 'post', nested: [[{ x: '}' }]] }];
       expect(ok(await importInto(project, JSON.stringify(documents, null, 2), 'application/json'))).toEqual({
         total: 3,
@@ -186,7 +182,7 @@ describe(`import bodies (${testEngine})`, () => {
         skipped: 0,
         errors: [{ line: 2, error: 'not a JSON object' }],
       });
-      expect(ok(await dataClient(app, admin, project.slug).doc('a1')).title).toBe('a ] , [ } { " \\');
+      expect(ok(await dataClient(app, app.admin, project.slug).doc('a1')).title).toBe('a ] , [ } { " \\');
       const broken = ok(await importInto(project, '[{"_id":"b1","_type":"post"},,{"_id":"b2","_type":"post"}', 'application/json'));
       expect(broken.errors).toEqual([
         { line: 2, error: 'an empty array element' },
@@ -196,14 +192,14 @@ describe(`import bodies (${testEngine})`, () => {
     });
 
     it('streams a large array sent in small pieces into a file as it arrives', async () => {
-      const project = await createProject(app, admin);
+      const project = await createProject(app, app.admin);
       const count = 3000;
       const text = `[${Array.from({ length: count }, (_, i) => JSON.stringify({ _id: `s${i}`, _type: 'post', body: `"quoted" ]},[{ ${'é'.repeat(i % 50)}` }, null, 1)).join(',\n')}]`;
       const bytes = Buffer.from(text);
       const response = await new Promise<{ status: number; body: string }>((resolve, reject) => {
         const request = http.request(new URL('/api/v1/data/import/production', app.url), {
           method: 'POST',
-          headers: { authorization: `Bearer ${admin}`, 'x-project': project.slug, 'content-type': 'application/json' },
+          headers: { authorization: `Bearer ${app.admin}`, 'x-project': project.slug, 'content-type': 'application/json' },
         });
         request.on('error', reject);
         request.on('response', (answer) => {
@@ -229,11 +225,11 @@ describe(`import bodies (${testEngine})`, () => {
       });
       expect(response.status).toBe(200);
       expect(JSON.parse(response.body)).toEqual({ total: count, created: count, replaced: 0, skipped: 0, errors: [] });
-      expect(ok(await dataClient(app, admin, project.slug).doc('s49')).body).toBe(`"quoted" ]},[{ ${'é'.repeat(49)}`);
+      expect(ok(await dataClient(app, app.admin, project.slug).doc('s49')).body).toBe(`"quoted" ]},[{ ${'é'.repeat(49)}`);
     });
 
     it('refuses a __proto__ key as an error line and never stores it, in NDJSON and in arrays', async () => {
-      const project = await createProject(app, admin);
+      const project = await createProject(app, app.admin);
       const poisoned = '{"_id":"p1","_type":"post","__proto__":{"isAdmin":true}}';
       const fromNdjson = ok(await importInto(project, `{"_id":"fine","_type":"post"}\n${poisoned}`, 'application/x-ndjson'));
       expect(fromNdjson.errors).toEqual([{ line: 2, error: `invalid JSON: ${FORBIDDEN_KEYS_MESSAGE}` }]);

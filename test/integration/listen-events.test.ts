@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type MutationEvent } from '@sanity/client';
 import { applyPatch } from 'mendoza';
-import { expectErrorBody, startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { expectErrorBody, useTestApp } from '../helpers/test-app.ts';
 import { createProject, type TestProject } from '../helpers/fixtures.ts';
 import { dataClient, ok, type MutateBody } from '../helpers/content.ts';
 import { testEngine } from '../helpers/engine.ts';
@@ -20,28 +20,24 @@ type Event = Record<string, unknown> & {
  * timestamps equal to `_updatedAt`, and mendoza effects when asked for.
  */
 describe(`listener events of transactions, as Studio's mutator reads them (${testEngine})`, () => {
-  let app: TestApp;
-  let admin: string;
+  const app = useTestApp();
   let project: TestProject;
   let data: ReturnType<typeof dataClient>;
   const streams: EventStream[] = [];
 
   beforeAll(async () => {
-    app = await startTestApp();
-    admin = await app.login();
-    project = await createProject(app, admin);
-    data = dataClient(app, admin, project.slug);
+    project = await createProject(app, app.admin);
+    data = dataClient(app, app.admin, project.slug);
   });
   afterAll(async () => {
     for (const stream of streams) stream.close();
-    await app.close();
   });
 
   /** An SSE listener with Sanity's query-string options; resolves after its welcome. */
   async function listen(query: string, params: Record<string, unknown> = {}, options = ''): Promise<EventStream> {
     const encoded = Object.entries(params).map(([name, value]) => `&%24${name}=${encodeURIComponent(JSON.stringify(value))}`).join('');
     const url = `${app.url}/api/v1/data/listen/production?project=${project.slug}&query=${encodeURIComponent(query)}${encoded}${options}`;
-    const stream = await openEventStream(url, { authorization: `Bearer ${admin}` });
+    const stream = await openEventStream(url, { authorization: `Bearer ${app.admin}` });
     streams.push(stream);
     expect(stream.status).toBe(200);
     await stream.next('welcome');
@@ -53,7 +49,7 @@ describe(`listener events of transactions, as Studio's mutator reads them (${tes
 
   const mutate = (mutations: unknown[], transactionId?: string) =>
     app.request<MutateBody>('POST', `/api/v1/data/mutate/production`, {
-      token: admin,
+      token: app.admin,
       headers: { 'x-project': project.slug },
       body: { mutations, ...(transactionId ? { transactionId } : {}) },
     });
@@ -186,7 +182,7 @@ describe(`listener events of transactions, as Studio's mutator reads them (${tes
     const count = 1_234;
     const lines = Array.from({ length: count }, (_, n) => JSON.stringify({ _id: `bulk-${n}`, _type: 'bulk', n })).join('\n');
     const imported = await app.request('POST', `/api/v1/data/import/production?project=${project.slug}`, {
-      token: admin,
+      token: app.admin,
       rawBody: lines,
       headers: { 'content-type': 'application/x-ndjson' },
     });
@@ -224,12 +220,12 @@ describe(`listener events of transactions, as Studio's mutator reads them (${tes
     expect(documentSet).not.toHaveProperty('mutations');
     expect(full).toMatchObject({ result: { _id: 'opt-1' }, previous: null, mutations: [{ create: { _id: 'opt-1', _type: 'opt' } }] });
 
-    const raw = await openEventStream(`${app.url}/api/v1/data/listen/production?project=${project.slug}&query=*`, { authorization: `Bearer ${admin}` });
+    const raw = await openEventStream(`${app.url}/api/v1/data/listen/production?project=${project.slug}&query=*`, { authorization: `Bearer ${app.admin}` });
     streams.push(raw);
     expect((await raw.events.take()).event).toBe('welcome');
     raw.close();
 
-    const refused = await app.request('GET', `/api/v1/data/listen/production?project=${project.slug}&query=*&effectFormat=json`, { token: admin });
+    const refused = await app.request('GET', `/api/v1/data/listen/production?project=${project.slug}&query=*&effectFormat=json`, { token: app.admin });
     expect(expectErrorBody(refused, 400).message).toContain('effectFormat');
   });
 
@@ -241,7 +237,7 @@ describe(`listener events of transactions, as Studio's mutator reads them (${tes
       useProjectHostname: false,
       apiVersion: '2025-02-19',
       useCdn: false,
-      token: admin,
+      token: app.admin,
     });
     const events: MutationEvent[] = [];
     let welcomed = false;

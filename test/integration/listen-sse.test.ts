@@ -1,31 +1,27 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectErrorBody, startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { expectErrorBody, startTestApp, useTestApp } from '../helpers/test-app.ts';
 import { createApiToken, createProject, type TestProject } from '../helpers/fixtures.ts';
 import { dataClient, ok } from '../helpers/content.ts';
 import { testEngine } from '../helpers/engine.ts';
 import { eventually, openEventStream, type EventStream } from '../helpers/listen.ts';
 
 describe(`real-time listeners over Server-Sent Events, in Sanity's shape (${testEngine})`, () => {
-  let app: TestApp;
-  let admin: string;
+  const app = useTestApp();
   let project: TestProject;
   let data: ReturnType<typeof dataClient>;
   const streams: EventStream[] = [];
 
   beforeAll(async () => {
-    app = await startTestApp();
-    admin = await app.login();
-    project = await createProject(app, admin, ['production', 'staging']);
-    data = dataClient(app, admin, project.slug);
+    project = await createProject(app, app.admin, ['production', 'staging']);
+    data = dataClient(app, app.admin, project.slug);
   });
   afterAll(async () => {
     for (const stream of streams) stream.close();
-    await app.close();
   });
 
   const path = (query: string, dataset = 'production') => `/api/v1/data/listen/${dataset}?project=${project.slug}&${query}`;
 
-  async function listen(query: string, headers: Record<string, string> = { authorization: `Bearer ${admin}` }): Promise<EventStream> {
+  async function listen(query: string, headers: Record<string, string> = { authorization: `Bearer ${app.admin}` }): Promise<EventStream> {
     const stream = await openEventStream(`${app.url}${path(query)}`, headers);
     streams.push(stream);
     return stream;
@@ -86,7 +82,7 @@ describe(`real-time listeners over Server-Sent Events, in Sanity's shape (${test
   });
 
   it('answers bad requests with the standard error body before streaming', async () => {
-    const get = (query: string, token: string | null = admin, dataset = 'production') =>
+    const get = (query: string, token: string | null = app.admin, dataset = 'production') =>
       app.request('GET', path(query, dataset), { ...(token ? { token } : {}), headers: { accept: 'text/event-stream' } });
     expect(expectErrorBody(await get(''), 400).message).toContain('query');
     expect(expectErrorBody(await get(`query=${encodeURIComponent('*[_type == ')}`), 400).message).toMatch(/syntax error/);
@@ -96,13 +92,13 @@ describe(`real-time listeners over Server-Sent Events, in Sanity's shape (${test
     expect(expectErrorBody(await get('query=*&includeResult=maybe'), 400).message).toContain('includeResult');
     expectErrorBody(await get('query=*', null), 401);
     expectErrorBody(await get('query=*', 'svc_nope'), 401);
-    expectErrorBody(await get('query=*', admin, 'unknown'), 404);
-    const staging = await createApiToken(app, admin, project.slug, { dataset: 'staging' });
+    expectErrorBody(await get('query=*', app.admin, 'unknown'), 404);
+    const staging = await createApiToken(app, app.admin, project.slug, { dataset: 'staging' });
     expectErrorBody(await get('query=*', staging.token), 403);
   });
 
   it('takes the credential as access_token, for browsers', async () => {
-    const stream = await listen(`query=${encodeURIComponent('*[_type == "browser"]')}&access_token=${encodeURIComponent(admin)}`, {});
+    const stream = await listen(`query=${encodeURIComponent('*[_type == "browser"]')}&access_token=${encodeURIComponent(app.admin)}`, {});
     await stream.next('welcome');
     await data.mutate([{ create: { _type: 'browser' } }]);
     expect((await stream.next('mutation')).json.transition).toBe('appear');
@@ -120,16 +116,16 @@ describe(`real-time listeners over Server-Sent Events, in Sanity's shape (${test
   });
 
   it('sends disconnect with the reason when access ends, and reconnect when the server stops', async () => {
-    const token = await createApiToken(app, admin, project.slug);
+    const token = await createApiToken(app, app.admin, project.slug);
     const revoked = await listen('query=*', { authorization: `Bearer ${token.token}` });
     await revoked.next('welcome');
-    await app.request('DELETE', `/api/v1/tokens/${project.slug}/${token.id}`, { token: admin });
+    await app.request('DELETE', `/api/v1/tokens/${project.slug}/${token.id}`, { token: app.admin });
     await app.services.realtime.recheck();
     expect((await revoked.next('disconnect')).json).toMatchObject({ reason: expect.stringContaining('access ended'), statusCode: 401, error: 'Unauthorized' });
     await revoked.ended;
 
     const other = await startTestApp({}, { db: app.db });
-    const stream = await openEventStream(`${other.url}${path('query=*')}`, { authorization: `Bearer ${admin}` });
+    const stream = await openEventStream(`${other.url}${path('query=*')}`, { authorization: `Bearer ${app.admin}` });
     await stream.next('welcome');
     await other.close({ keepDatabase: true });
     expect((await stream.next('reconnect')).json).toMatchObject({ reason: expect.any(String) });

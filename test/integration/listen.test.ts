@@ -1,32 +1,28 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { startTestApp, useTestApp } from '../helpers/test-app.ts';
 import { createApiToken, createProject, createUser, type TestProject } from '../helpers/fixtures.ts';
 import { dataClient, ok } from '../helpers/content.ts';
 import { testEngine } from '../helpers/engine.ts';
 import { eventually, listenUrl, openListenSocket, refusedUpgrade, type ListenSocket, type Message } from '../helpers/listen.ts';
 
 describe(`real-time listeners over WebSocket (${testEngine})`, () => {
-  let app: TestApp;
-  let admin: string;
+  const app = useTestApp();
   let project: TestProject;
   let data: ReturnType<typeof dataClient>;
   const sockets: ListenSocket[] = [];
 
   beforeAll(async () => {
-    app = await startTestApp();
-    admin = await app.login();
-    project = await createProject(app, admin, ['production', 'staging']);
-    data = dataClient(app, admin, project.slug);
+    project = await createProject(app, app.admin, ['production', 'staging']);
+    data = dataClient(app, app.admin, project.slug);
   });
   afterAll(async () => {
     for (const socket of sockets) await socket.close();
-    await app.close();
   });
 
   /** A socket on the test project's dataset, closed after the tests. */
   async function connect(options: { token?: string; dataset?: string; query?: string } = {}): Promise<ListenSocket> {
     const query = options.query ?? `?project=${project.slug}`;
-    const socket = await openListenSocket(listenUrl(app, options.dataset, query), { authorization: `Bearer ${options.token ?? admin}` });
+    const socket = await openListenSocket(listenUrl(app, options.dataset, query), { authorization: `Bearer ${options.token ?? app.admin}` });
     sockets.push(socket);
     return socket;
   }
@@ -195,45 +191,45 @@ describe(`real-time listeners over WebSocket (${testEngine})`, () => {
     expect((await refusedUpgrade(url, { authorization: 'Basic abc' })).status).toBe(401);
     expect((await refusedUpgrade(`${url}&access_token=svc_unknown`)).status).toBe(401);
 
-    const viaQuery = await openListenSocket(`${url}&access_token=${encodeURIComponent(admin)}`);
+    const viaQuery = await openListenSocket(`${url}&access_token=${encodeURIComponent(app.admin)}`);
     sockets.push(viaQuery);
     await viaQuery.subscribe({ query: '*[_type == "via-query"]' });
     await data.mutate([{ create: { _type: 'via-query' } }]);
     expect(await mutation(viaQuery)).toMatchObject({ transition: 'appear' });
     // Other routes do not take credentials from the query string.
-    expect((await app.request('GET', `/api/v1/projects?access_token=${encodeURIComponent(admin)}`)).status).toBe(401);
+    expect((await app.request('GET', `/api/v1/projects?access_token=${encodeURIComponent(app.admin)}`)).status).toBe(401);
   });
 
   it('gives listeners the access of queries: viewers and read tokens in, other datasets and projects out (403/404)', async () => {
-    const viewer = await createUser(app, admin, 'viewer');
+    const viewer = await createUser(app, app.admin, 'viewer');
     const socket = await connect({ token: viewer.token });
     await socket.subscribe({ query: '*[_type == "for-viewers"]' });
-    const read = await createApiToken(app, admin, project.slug, { dataset: 'production' });
+    const read = await createApiToken(app, app.admin, project.slug, { dataset: 'production' });
     const tokenSocket = await connect({ token: read.token, query: '' });
     await tokenSocket.subscribe({ query: '*[_type == "for-viewers"]' });
     await data.mutate([{ create: { _type: 'for-viewers' } }]);
     expect(await mutation(socket)).toMatchObject({ transition: 'appear' });
     expect(await mutation(tokenSocket)).toMatchObject({ transition: 'appear' });
 
-    const staging = await createApiToken(app, admin, project.slug, { dataset: 'staging' });
+    const staging = await createApiToken(app, app.admin, project.slug, { dataset: 'staging' });
     const scoped = await refusedUpgrade(listenUrl(app, 'production'), { authorization: `Bearer ${staging.token}` });
     expect(scoped.body).toEqual({ statusCode: 403, error: 'Forbidden', message: expect.stringContaining('staging') });
-    const other = await createProject(app, admin);
+    const other = await createProject(app, app.admin);
     const foreign = await refusedUpgrade(listenUrl(app, 'production', `?project=${other.slug}`), { authorization: `Bearer ${read.token}` });
     expect(foreign.status).toBe(403);
-    const outsider = await createUser(app, admin, 'viewer', { project_access: [{ projectId: other.id, role: 'viewer' }] });
+    const outsider = await createUser(app, app.admin, 'viewer', { project_access: [{ projectId: other.id, role: 'viewer' }] });
     expect((await refusedUpgrade(listenUrl(app, 'production', `?project=${project.slug}`), { authorization: `Bearer ${outsider.token}` })).status).toBe(404);
-    expect((await refusedUpgrade(listenUrl(app, 'nosuchdataset', `?project=${project.slug}`), { authorization: `Bearer ${admin}` })).body.statusCode).toBe(404);
-    expect((await refusedUpgrade(listenUrl(app, 'Bad Name!', `?project=${project.slug}`), { authorization: `Bearer ${admin}` })).body.statusCode).toBe(400);
+    expect((await refusedUpgrade(listenUrl(app, 'nosuchdataset', `?project=${project.slug}`), { authorization: `Bearer ${app.admin}` })).body.statusCode).toBe(404);
+    expect((await refusedUpgrade(listenUrl(app, 'Bad Name!', `?project=${project.slug}`), { authorization: `Bearer ${app.admin}` })).body.statusCode).toBe(400);
   });
 
   it('disconnects a listener whose credential is revoked, telling why', async () => {
-    const token = await createApiToken(app, admin, project.slug);
+    const token = await createApiToken(app, app.admin, project.slug);
     const socket = await connect({ token: token.token });
     await socket.subscribe({ query: '*' });
     // Still valid: the periodic check (every recheckMs) leaves it open.
     await app.services.realtime.recheck();
-    expect((await app.request('DELETE', `/api/v1/tokens/${project.slug}/${token.id}`, { token: admin })).status).toBe(200);
+    expect((await app.request('DELETE', `/api/v1/tokens/${project.slug}/${token.id}`, { token: app.admin })).status).toBe(200);
     await app.services.realtime.recheck();
     expect(await socket.next('error')).toEqual({ type: 'error', statusCode: 401, error: 'Unauthorized', message: expect.any(String) });
     expect(await socket.closed).toMatchObject({ code: 1008, reason: expect.stringContaining('access ended') });
@@ -297,7 +293,7 @@ describe(`real-time listeners over WebSocket (${testEngine})`, () => {
 
   it('tells listeners to reconnect when the server stops', async () => {
     const other = await startTestApp({}, { db: app.db });
-    const socket = await openListenSocket(listenUrl(other, 'production', `?project=${project.slug}`), { authorization: `Bearer ${admin}` });
+    const socket = await openListenSocket(listenUrl(other, 'production', `?project=${project.slug}`), { authorization: `Bearer ${app.admin}` });
     await socket.subscribe({ query: '*' });
     await other.close({ keepDatabase: true });
     expect(await socket.next('reconnect')).toMatchObject({ type: 'reconnect' });

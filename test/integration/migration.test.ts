@@ -1,10 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import pg from 'pg';
 import BetterSqlite3 from 'better-sqlite3';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import http from 'node:http';
-import { expectErrorBody, startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { expectErrorBody, startTestApp, useTestApp, type TestApp } from '../helpers/test-app.ts';
 import { createApiToken, createProject, createUser, type TestProject } from '../helpers/fixtures.ts';
 import { dataClient, ok, outboxEvents } from '../helpers/content.ts';
 import { testEngine } from '../helpers/engine.ts';
@@ -20,24 +20,17 @@ interface ImportBody {
 const ndjson = (...documents: unknown[]) => documents.map((document) => (typeof document === 'string' ? document : JSON.stringify(document))).join('\n');
 
 describe(`export and import (${testEngine})`, () => {
-  let app: TestApp;
-  let admin: string;
-
-  beforeAll(async () => {
-    app = await startTestApp();
-    admin = await app.login();
-  });
-  afterAll(async () => app.close());
+  const app = useTestApp();
 
   async function importInto(project: TestProject, body: string, options: { query?: string; token?: string; type?: string; dataset?: string } = {}) {
     return app.request<ImportBody>('POST', `/api/v1/data/import/${options.dataset ?? 'production'}${options.query ?? ''}`, {
-      token: options.token ?? admin,
+      token: options.token ?? app.admin,
       headers: { 'x-project': project.slug, 'content-type': options.type ?? 'application/x-ndjson' },
       rawBody: body,
     });
   }
 
-  async function exportFrom(project: TestProject, query = '', token = admin, dataset = 'production') {
+  async function exportFrom(project: TestProject, query = '', token = app.admin, dataset = 'production') {
     const response = await fetch(`${app.url}/api/v1/data/export/${dataset}${query}`, {
       headers: { authorization: `Bearer ${token}`, 'x-project': project.slug },
     });
@@ -52,8 +45,8 @@ describe(`export and import (${testEngine})`, () => {
 
   describe('export', () => {
     it('streams every document, drafts included, as NDJSON with the download headers', async () => {
-      const project = await createProject(app, admin);
-      await dataClient(app, admin, project.slug).mutate([
+      const project = await createProject(app, app.admin);
+      await dataClient(app, app.admin, project.slug).mutate([
         { create: { _id: 'b', _type: 'post', title: 'B' } },
         { create: { _id: 'a', _type: 'author', name: 'A' } },
         { create: { _id: 'drafts.b', _type: 'post', title: 'B draft' } },
@@ -70,7 +63,7 @@ describe(`export and import (${testEngine})`, () => {
     });
 
     it('streams a dataset larger than one page', async () => {
-      const project = await createProject(app, admin);
+      const project = await createProject(app, app.admin);
       const lines = Array.from({ length: 2500 }, (_, i) => ({ _id: `doc-${String(i).padStart(5, '0')}`, _type: 'bulk', n: i }));
       ok(await importInto(project, ndjson(...lines)));
       const exported = await exportFrom(project);
@@ -79,10 +72,10 @@ describe(`export and import (${testEngine})`, () => {
     });
 
     it('lets viewers and read tokens export, a token only its own dataset', async () => {
-      const project = await createProject(app, admin, ['production', 'staging']);
-      const viewer = await createUser(app, admin, 'viewer');
+      const project = await createProject(app, app.admin, ['production', 'staging']);
+      const viewer = await createUser(app, app.admin, 'viewer');
       expect((await exportFrom(project, '', viewer.token)).status).toBe(200);
-      const scoped = await createApiToken(app, admin, project.slug, { dataset: 'staging' });
+      const scoped = await createApiToken(app, app.admin, project.slug, { dataset: 'staging' });
       expect((await exportFrom(project, '', scoped.token, 'staging')).status).toBe(200);
       expect((await exportFrom(project, '', scoped.token, 'production')).status).toBe(403);
       expect((await exportFrom(project, '', 'bad-token')).status).toBe(401);
@@ -91,14 +84,14 @@ describe(`export and import (${testEngine})`, () => {
 
   describe('import', () => {
     it('round-trips: an export imported into an empty dataset gives the same documents', async () => {
-      const source = await createProject(app, admin);
-      await dataClient(app, admin, source.slug).mutate([
+      const source = await createProject(app, app.admin);
+      await dataClient(app, app.admin, source.slug).mutate([
         { create: { _id: 'p1', _type: 'post', title: 'One', body: [{ _key: 'k', _type: 'block', children: [{ _type: 'span', text: 'x' }] }] } },
         { create: { _id: 'drafts.p1', _type: 'post', title: 'One, edited' } },
         { create: { _id: 'au', _type: 'author', name: 'Ann', tags: ['a', 'b'], nested: { deep: { n: 1.5 } } } },
       ]);
       const exported = await exportFrom(source);
-      const target = await createProject(app, admin);
+      const target = await createProject(app, app.admin);
       const result = ok(await importInto(target, exported.text));
       expect(result).toEqual({ total: 3, created: 3, replaced: 0, skipped: 0, errors: [] });
       const reimported = await exportFrom(target);
@@ -107,8 +100,8 @@ describe(`export and import (${testEngine})`, () => {
     });
 
     it('applies the import rules: system ids skipped, existing skipped or replaced, _createdAt kept', async () => {
-      const project = await createProject(app, admin);
-      await dataClient(app, admin, project.slug).mutate([{ create: { _id: 'existing', _type: 'post', v: 'old' } }]);
+      const project = await createProject(app, app.admin);
+      await dataClient(app, app.admin, project.slug).mutate([{ create: { _id: 'existing', _type: 'post', v: 'old' } }]);
       const body = ndjson(
         { _id: 'system.group.x', _type: 'system.group' },
         { _id: '_.listeners.y', _type: 'x' },
@@ -116,7 +109,7 @@ describe(`export and import (${testEngine})`, () => {
         { _id: 'fresh', _type: 'post', _createdAt: '2019-05-06T07:08:09Z', _updatedAt: '2019-05-07T00:00:00Z' },
       );
       expect(ok(await importInto(project, body))).toEqual({ total: 4, created: 1, replaced: 0, skipped: 3, errors: [] });
-      const data = dataClient(app, admin, project.slug);
+      const data = dataClient(app, app.admin, project.slug);
       expect(ok(await data.doc('existing')).v).toBe('old');
       expect(ok(await data.doc('fresh'))).toMatchObject({ _createdAt: '2019-05-06T07:08:09.000Z', _updatedAt: '2019-05-07T00:00:00.000Z' });
       expectErrorBody(await data.doc('system.group.x'), 404);
@@ -127,7 +120,7 @@ describe(`export and import (${testEngine})`, () => {
     });
 
     it('reports malformed and invalid lines with their numbers and commits the valid ones together', async () => {
-      const project = await createProject(app, admin);
+      const project = await createProject(app, app.admin);
       const tooDeep = `{"_id":"deep","_type":"x","d":${'['.repeat(1000)}${']'.repeat(1000)}}`;
       const body = ['{"_id":"ok-1","_type":"post"}', 'this is not json', '', '[1,2]', '{"_id":"no-type"}', '{"_id":"bad id!","_type":"x"}', '{"_type":"post","title":"id assigned"}', '{"_id":"ok-2","_type":"post"}', tooDeep].join('\n');
       const result = ok(await importInto(project, body));
@@ -145,7 +138,7 @@ describe(`export and import (${testEngine})`, () => {
     });
 
     it('accepts a JSON array or NDJSON as application/json and handles CRLF line ends', async () => {
-      const project = await createProject(app, admin);
+      const project = await createProject(app, app.admin);
       expect(ok(await importInto(project, JSON.stringify([{ _id: 'j1', _type: 'post' }, 'nope']), { type: 'application/json' }))).toMatchObject({
         created: 1,
         errors: [{ line: 2, error: 'not a JSON object' }],
@@ -156,7 +149,7 @@ describe(`export and import (${testEngine})`, () => {
     });
 
     it('writes one revision and one event per created or replaced document', async () => {
-      const project = await createProject(app, admin);
+      const project = await createProject(app, app.admin);
       await importInto(project, ndjson({ _id: 'e1', _type: 'post' }, { _id: 'e2', _type: 'post' }));
       await importInto(project, ndjson({ _id: 'e1', _type: 'post', v: 2 }), { query: '?replace=true' });
       // On PostgreSQL the outbox is read up to the oldest transaction still running, which may be
@@ -169,19 +162,19 @@ describe(`export and import (${testEngine})`, () => {
       expect(history.map((revision) => revision.revision)).toEqual([2, 1]);
     });
 
-    it('needs an admin session: editors and tokens are refused, project admins allowed', async () => {
-      const project = await createProject(app, admin);
-      const editor = await createUser(app, admin, 'editor');
+    it('needs an app.admin session: editors and tokens are refused, project admins allowed', async () => {
+      const project = await createProject(app, app.admin);
+      const editor = await createUser(app, app.admin, 'editor');
       expectErrorBody(await importInto(project, ndjson({ _id: 'x', _type: 'y' }), { token: editor.token }), 403);
-      const token = await createApiToken(app, admin, project.slug, { permissions: ['read', 'write'] });
+      const token = await createApiToken(app, app.admin, project.slug, { permissions: ['read', 'write'] });
       expectErrorBody(await importInto(project, ndjson({ _id: 'x', _type: 'y' }), { token: token.token }), 403);
-      const projectAdmin = await createUser(app, admin, 'editor', { project_access: [{ projectId: project.id, role: 'admin' }] });
+      const projectAdmin = await createUser(app, app.admin, 'editor', { project_access: [{ projectId: project.id, role: 'admin' }] });
       expect((await importInto(project, ndjson({ _id: 'x', _type: 'y' }), { token: projectAdmin.token })).status).toBe(200);
     });
 
     // Line 700 is in the second batch of 500, written while the third is parsed; line 1100 in the last.
     it.each([700, 1100])('writes nothing when storage fails in the middle of an import (at line %i)', async (failing) => {
-      const project = await createProject(app, admin);
+      const project = await createProject(app, app.admin);
       await withFailingInsert(app, 'boom', async () => {
         const lines = Array.from({ length: 1600 }, (_, i) => ({ _id: i === failing ? 'boom' : `n${i}`, _type: 'post' }));
         const response = await importInto(project, ndjson(...lines));
@@ -193,12 +186,12 @@ describe(`export and import (${testEngine})`, () => {
     });
 
     it('writes nothing when the client goes away in the middle of the body, and keeps serving', async () => {
-      const project = await createProject(app, admin);
+      const project = await createProject(app, app.admin);
       const lines = Array.from({ length: 1500 }, (_, i) => JSON.stringify({ _id: `cut${i}`, _type: 'post', text: 'x'.repeat(200) }));
       const url = new URL('/api/v1/data/import/production', app.url);
       const request = http.request(url, {
         method: 'POST',
-        headers: { authorization: `Bearer ${admin}`, 'x-project': project.slug, 'content-type': 'application/x-ndjson', 'content-length': '10000000' },
+        headers: { authorization: `Bearer ${app.admin}`, 'x-project': project.slug, 'content-type': 'application/x-ndjson', 'content-length': '10000000' },
       });
       const closed = new Promise<void>((resolve) => request.on('close', () => resolve()));
       request.on('error', () => undefined);

@@ -1,22 +1,19 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectErrorBody, startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { expectErrorBody, useTestApp } from '../helpers/test-app.ts';
 import { createProject } from '../helpers/fixtures.ts';
 import { dataClient, ok, outboxEvents } from '../helpers/content.ts';
 import { testEngine } from '../helpers/engine.ts';
 
 describe(`mutations (${testEngine})`, () => {
-  let app: TestApp;
+  const app = useTestApp();
   let data: ReturnType<typeof dataClient>;
   let projectId: string;
 
   beforeAll(async () => {
-    app = await startTestApp();
-    const admin = await app.login();
-    const project = await createProject(app, admin);
+    const project = await createProject(app, app.admin);
     projectId = project.id;
-    data = dataClient(app, admin, project.slug);
+    data = dataClient(app, app.admin, project.slug);
   });
-  afterAll(async () => app.close());
 
   const revisionsOf = async (baseId: string) => (await app.services.store.revisions.list(projectId, 'production', baseId, 100, 0)).length;
 

@@ -1,21 +1,18 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { useTestApp } from '../helpers/test-app.ts';
 import { createProject } from '../helpers/fixtures.ts';
 import { dataClient, ok } from '../helpers/content.ts';
 import { testEngine } from '../helpers/engine.ts';
 
 /** Sanity's perspectives, and their default by API version (docs/decisions.md). */
 describe(`perspectives (${testEngine})`, () => {
-  let app: TestApp;
-  let admin: string;
+  const app = useTestApp();
   let slug: string;
 
   beforeAll(async () => {
-    app = await startTestApp();
-    admin = await app.login();
-    slug = (await createProject(app, admin)).slug;
+    slug = (await createProject(app, app.admin)).slug;
     ok(
-      await dataClient(app, admin, slug).mutate([
+      await dataClient(app, app.admin, slug).mutate([
         { create: { _id: 'post-1', _type: 'post', title: 'published one', author: { _ref: 'ann' } } },
         { create: { _id: 'drafts.post-1', _type: 'post', title: 'draft one', author: { _ref: 'ann' } } },
         { create: { _id: 'versions.rSpring.post-1', _type: 'post', title: 'spring one', author: { _ref: 'ann' } } },
@@ -27,12 +24,11 @@ describe(`perspectives (${testEngine})`, () => {
       ]),
     );
   });
-  afterAll(async () => app.close());
 
   const titles = async (version: string, perspective?: string) => {
     const query = encodeURIComponent('*[_type == "post"] | order(_id) {_id, _originalId, title, "author": author->name}');
     const url = `/api/${version}/data/query/production?query=${query}${perspective === undefined ? '' : `&perspective=${perspective}`}`;
-    return ok(await app.request<{ result: { _id: string; _originalId?: string; title: string; author: string | null }[] }>('GET', url, { token: admin, headers: { 'x-project': slug } })).result;
+    return ok(await app.request<{ result: { _id: string; _originalId?: string; title: string; author: string | null }[] }>('GET', url, { token: app.admin, headers: { 'x-project': slug } })).result;
   };
   const ids = (rows: { _id: string }[]) => rows.map((row) => row._id);
 

@@ -9,7 +9,7 @@ import pg from 'pg';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { startTestApp, useTestApp, type TestApp } from '../helpers/test-app.ts';
 import { createProject, type TestProject } from '../helpers/fixtures.ts';
 import { testEngine } from '../helpers/engine.ts';
 import { ok } from '../helpers/content.ts';
@@ -58,8 +58,7 @@ function post(i: number): Record<string, unknown> {
 }
 
 describe.skipIf(testEngine !== 'postgres')('planner statistics on PostgreSQL (skipped on SQLite: its plans do not depend on statistics, and the store keeps none there; docs/decisions.md, Storage)', () => {
-  let app: TestApp;
-  let admin: string;
+  const app = useTestApp();
   let project: TestProject;
   let client: pg.Client;
 
@@ -72,21 +71,18 @@ describe.skipIf(testEngine !== 'postgres')('planner statistics on PostgreSQL (sk
   }
 
   beforeAll(async () => {
-    app = await startTestApp();
-    admin = await app.login();
-    project = await createProject(app, admin, ['production', 'archive']);
+    project = await createProject(app, app.admin, ['production', 'archive']);
     client = await connect(app);
   });
   afterAll(async () => {
     await client.end();
-    await app.close();
   });
 
   async function importPosts(dataset: string, from: number, count: number): Promise<void> {
     const lines = Array.from({ length: count }, (_, i) => JSON.stringify(post(from + i)));
     ok(
       await app.request('POST', `/api/v1/data/import/${dataset}`, {
-        token: admin,
+        token: app.admin,
         headers: { 'x-project': project.slug, 'content-type': 'application/x-ndjson' },
         rawBody: lines.join('\n'),
       }),
@@ -170,7 +166,7 @@ describe.skipIf(testEngine !== 'postgres')('planner statistics on PostgreSQL (sk
     const dir = mkdtempSync(join(tmpdir(), 'cms-statistics-'));
     const file = join(dir, 'posts.ndjson');
     writeFileSync(file, Array.from({ length: 4000 }, (_, i) => JSON.stringify(post(20_000 + i))).join('\n'));
-    const other = await createProject(app, admin, ['cli']);
+    const other = await createProject(app, app.admin, ['cli']);
     try {
       const result = await run(['import', file, '--dataset', 'cli', '--project', other.slug], { DATA_DIR: app.db.dataDir, DATABASE_URL: await processDatabaseUrl(app.db) });
       expect(result.code, result.stderr).toBe(0);

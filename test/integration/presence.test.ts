@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { useTestApp } from '../helpers/test-app.ts';
 import { createApiToken, createProject, createUser, type TestProject, type TestUser } from '../helpers/fixtures.ts';
 import { testEngine } from '../helpers/engine.ts';
 import { eventually } from '../helpers/listen.ts';
@@ -8,22 +8,15 @@ import { location, PresenceClient, presenceUrl } from '../helpers/presence.ts';
 import { DEFAULT_PRESENCE_SETTINGS } from '../../src/realtime/presence/presence-service.ts';
 
 describe(`presence over /socket/:dataset (${testEngine})`, () => {
-  let app: TestApp;
-  let admin: string;
+  const app = useTestApp();
   let project: TestProject;
   let editor: TestUser;
   let viewer: TestUser;
   let url: string;
 
   beforeAll(async () => {
-    app = await startTestApp();
-    admin = await app.login();
-    editor = await createUser(app, admin, 'editor');
-    viewer = await createUser(app, admin, 'viewer');
-  });
-
-  afterAll(async () => {
-    await app.close();
+    editor = await createUser(app, app.admin, 'editor');
+    viewer = await createUser(app, app.admin, 'viewer');
   });
 
   /** Each test starts from the defaults, whatever the previous one changed. */
@@ -34,7 +27,7 @@ describe(`presence over /socket/:dataset (${testEngine})`, () => {
   beforeEach(async () => {
     settings();
     // Presence is per project and dataset: a project per test keeps what one leaves from the next.
-    project = await createProject(app, admin, ['production', 'staging']);
+    project = await createProject(app, app.admin, ['production', 'staging']);
     url = presenceUrl(app, project.slug);
   });
 
@@ -81,10 +74,10 @@ describe(`presence over /socket/:dataset (${testEngine})`, () => {
 
   it('accepts login-page sessions and API tokens of the dataset, and shares presence per project and dataset', async () => {
     const session = tokenOf(await signInThroughPage(app, editor.email, editor.password, app.url));
-    const token = await createApiToken(app, admin, project.slug, { permissions: ['read'], dataset: 'production' });
-    const staging = await PresenceClient.connect(presenceUrl(app, project.slug, 'staging'), admin);
-    const other = await createProject(app, admin, ['production']);
-    const elsewhere = await PresenceClient.connect(presenceUrl(app, other.slug), admin);
+    const token = await createApiToken(app, app.admin, project.slug, { permissions: ['read'], dataset: 'production' });
+    const staging = await PresenceClient.connect(presenceUrl(app, project.slug, 'staging'), app.admin);
+    const other = await createProject(app, app.admin, ['production']);
+    const elsewhere = await PresenceClient.connect(presenceUrl(app, other.slug), app.admin);
 
     const robot = await PresenceClient.connect(url, token.token);
     const studio = await PresenceClient.connect(url, session);
@@ -104,10 +97,10 @@ describe(`presence over /socket/:dataset (${testEngine})`, () => {
     const refusals: [string, (client: PresenceClient) => Promise<void>, number][] = [
       ['a request before authorization', async (client) => void client.request('presence_subscribe'), 4001],
       ['a wrong token', async (client) => void client.request('authorization', { authorization: 'Bearer not-a-token' }), 4001],
-      ['no bearer', async (client) => void client.request('authorization', { authorization: admin }), 4001],
+      ['no bearer', async (client) => void client.request('authorization', { authorization: app.admin }), 4001],
     ];
-    const outsider = await createUser(app, admin, 'editor', { project_access: [] });
-    const stagingToken = await createApiToken(app, admin, project.slug, { permissions: ['read'], dataset: 'staging' });
+    const outsider = await createUser(app, app.admin, 'editor', { project_access: [] });
+    const stagingToken = await createApiToken(app, app.admin, project.slug, { permissions: ['read'], dataset: 'staging' });
     refusals.push(['a user without access to the project', async (client) => void client.request('authorization', { authorization: `Bearer ${outsider.token}` }), 4004]);
     refusals.push(['a token of another dataset', async (client) => void client.request('authorization', { authorization: `Bearer ${stagingToken.token}` }), 4003]);
     for (const [what, act, code] of refusals) {
@@ -119,7 +112,7 @@ describe(`presence over /socket/:dataset (${testEngine})`, () => {
     }
     // A dataset the project does not have.
     const missing = await PresenceClient.open(presenceUrl(app, project.slug, 'nope'));
-    missing.request('authorization', { authorization: `Bearer ${admin}` });
+    missing.request('authorization', { authorization: `Bearer ${app.admin}` });
     expect(await missing.closed).toMatchObject({ code: 4004, reason: expect.stringContaining('dataset "nope" not found') });
 
     // Nobody may hold a connection without authorizing.
@@ -134,12 +127,12 @@ describe(`presence over /socket/:dataset (${testEngine})`, () => {
   });
 
   it('ends a connection whose credential is revoked, and tells connections to reconnect when the server stops', async () => {
-    const token = await createApiToken(app, admin, project.slug, { permissions: ['read'] });
+    const token = await createApiToken(app, app.admin, project.slug, { permissions: ['read'] });
     const robot = await PresenceClient.connect(url, token.token);
-    const watcher = await PresenceClient.connect(url, admin);
+    const watcher = await PresenceClient.connect(url, app.admin);
     await robot.call('presence_announce', { data: { locations: [location('post-3')], sessionId: 'revoked-session-1' } });
     await watcher.event('state');
-    const deleted = await app.request('DELETE', `/api/v1/tokens/${project.slug}/${token.id}`, { token: admin });
+    const deleted = await app.request('DELETE', `/api/v1/tokens/${project.slug}/${token.id}`, { token: app.admin });
     expect(deleted.status).toBe(200);
     await app.services.realtime.recheck();
     expect((await robot.take((frame) => frame.error !== undefined, 'the revocation')).error).toMatchObject({ code: 4001, message: expect.stringContaining('access ended') });
@@ -152,7 +145,7 @@ describe(`presence over /socket/:dataset (${testEngine})`, () => {
   });
 
   it('answers mistakes with JSON-RPC errors and keeps the connection', async () => {
-    const client = await PresenceClient.connect(url, admin);
+    const client = await PresenceClient.connect(url, app.admin);
     client.send('{not json');
     expect((await client.take((frame) => frame.error?.code === -32700, 'a parse error'))).toMatchObject({ id: null });
     client.send(JSON.stringify([{ jsonrpc: '2.0', method: 'presence_rollcall', id: 'batch' }]));
@@ -175,7 +168,7 @@ describe(`presence over /socket/:dataset (${testEngine})`, () => {
 
   it('bounds what a connection may send and hold', async () => {
     settings({ maxLocations: 2, maxSessionsPerConnection: 2, maxSubscriptionsPerConnection: 2, maxStateBytes: 1024 });
-    const client = await PresenceClient.connect(url, admin);
+    const client = await PresenceClient.connect(url, app.admin);
     expect((await client.call('presence_announce', { data: { sessionId: 'bounded-1', locations: [location('a'), location('b'), location('c')] } })).error?.message).toContain('at most 2 locations');
     expect((await client.call('presence_announce', { data: { sessionId: 'bounded-1', locations: [location('x'.repeat(250), ['z'.repeat(250), 'w'.repeat(250)]), location('y'.repeat(250), ['z'.repeat(250)])] } })).error?.message).toMatch(/the state is \d+ bytes as JSON; at most 1024/);
     await client.call('presence_announce', { data: { sessionId: 'bounded-1', locations: [] } });
@@ -193,7 +186,7 @@ describe(`presence over /socket/:dataset (${testEngine})`, () => {
 
     // Rate: the burst passes, the next is refused, and a client that keeps on is cut off.
     settings({ messagesPerSecond: 1, messageBurst: 5 });
-    const flood = await PresenceClient.connect(url, admin);
+    const flood = await PresenceClient.connect(url, app.admin);
     for (let i = 0; i < 5; i++) flood.request('presence_rollcall', { session: 'flood-session' });
     const refusedId = flood.request('presence_rollcall', { session: 'flood-session' });
     expect((await flood.take((frame) => frame.id === refusedId, 'the refusal')).error).toMatchObject({ code: -32029, message: expect.stringContaining('Too many messages') });
@@ -202,7 +195,7 @@ describe(`presence over /socket/:dataset (${testEngine})`, () => {
 
     // Size: a frame over the limit closes the connection.
     settings({ maxMessageBytes: 1024 });
-    const big = await PresenceClient.connect(url, admin);
+    const big = await PresenceClient.connect(url, app.admin);
     big.request('presence_announce', { data: { sessionId: 'big', locations: [location('x'.repeat(2000))] } });
     expect(await big.closed).toEqual({ code: 1009, reason: 'message too big: at most 1024 bytes' });
 

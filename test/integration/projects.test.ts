@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectErrorBody, startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { describe, expect, it } from 'vitest';
+import { expectErrorBody, useTestApp } from '../helpers/test-app.ts';
 import { createApiToken, createProject, createUser } from '../helpers/fixtures.ts';
 import { testEngine } from '../helpers/engine.ts';
 
@@ -14,31 +14,24 @@ interface ProjectBody {
 }
 
 describe(`projects (${testEngine})`, () => {
-  let app: TestApp;
-  let admin: string;
-
-  beforeAll(async () => {
-    app = await startTestApp();
-    admin = await app.login();
-  });
-  afterAll(async () => app.close());
+  const app = useTestApp();
 
   const create = (token: string, body: unknown) => app.request<ProjectBody>('POST', '/api/v1/projects', { token, body });
 
   it('creates a project with datasets ["production"] by default and no locales in the response', async () => {
-    const response = await create(admin, { name: 'Blog', slug: 'blog' });
+    const response = await create(app.admin, { name: 'Blog', slug: 'blog' });
     expect(response.status).toBe(201);
     expect(response.body).toMatchObject({ name: 'Blog', slug: 'blog', datasets: ['production'] });
     expect(response.body.id).toMatch(/^[0-9a-f-]{36}$/);
     expect('locales' in response.body).toBe(false);
-    const fetched = await app.request<ProjectBody>('GET', '/api/v1/projects/blog', { token: admin });
+    const fetched = await app.request<ProjectBody>('GET', '/api/v1/projects/blog', { token: app.admin });
     expect(fetched.body).toMatchObject({ slug: 'blog', locales: null });
   });
 
   it('keeps given datasets and answers 409 for a taken slug', async () => {
-    const response = await create(admin, { name: 'Shop', slug: 'shop', datasets: ['production', 'staging'] });
+    const response = await create(app.admin, { name: 'Shop', slug: 'shop', datasets: ['production', 'staging'] });
     expect(response.body.datasets).toEqual(['production', 'staging']);
-    expectErrorBody(await create(admin, { name: 'Shop again', slug: 'shop' }), 409);
+    expectErrorBody(await create(app.admin, { name: 'Shop again', slug: 'shop' }), 409);
   });
 
   it.each([
@@ -52,27 +45,27 @@ describe(`projects (${testEngine})`, () => {
     [{ name: 'x', slug: 'ok-slug', datasets: 'production' }, 'datasets'],
     [{ name: 5, slug: 'ok-slug' }, 'name'],
   ])('answers 400 for %j', async (body, field) => {
-    expect(expectErrorBody(await create(admin, body), 400).message).toContain(field);
+    expect(expectErrorBody(await create(app.admin, body), 400).message).toContain(field);
   });
 
   it('lets only admins create and update projects', async () => {
-    const editor = await createUser(app, admin, 'editor');
+    const editor = await createUser(app, app.admin, 'editor');
     expectErrorBody(await create(editor.token, { name: 'x', slug: 'editor-project' }), 403);
-    const project = await createProject(app, admin);
+    const project = await createProject(app, app.admin);
     expectErrorBody(await app.request('PUT', `/api/v1/projects/${project.slug}`, { token: editor.token, body: { name: 'y' } }), 403);
   });
 
   it('updates name, datasets and locales', async () => {
-    const project = await createProject(app, admin);
+    const project = await createProject(app, app.admin);
     const locales = { default: 'en', languages: [{ id: 'en', title: 'English' }, { id: 'nb', title: 'Norsk' }] };
     const response = await app.request<ProjectBody>('PUT', `/api/v1/projects/${project.slug}`, {
-      token: admin,
+      token: app.admin,
       body: { name: 'Renamed', datasets: ['production', 'staging'], locales },
     });
     expect(response.status).toBe(200);
     expect(response.body).toMatchObject({ name: 'Renamed', datasets: ['production', 'staging'], locales });
     expect(Date.parse(response.body.updated_at)).toBeGreaterThanOrEqual(Date.parse(response.body.created_at));
-    const cleared = await app.request<ProjectBody>('PUT', `/api/v1/projects/${project.slug}`, { token: admin, body: { locales: null } });
+    const cleared = await app.request<ProjectBody>('PUT', `/api/v1/projects/${project.slug}`, { token: app.admin, body: { locales: null } });
     expect(cleared.body.locales).toBeNull();
   });
 
@@ -86,22 +79,22 @@ describe(`projects (${testEngine})`, () => {
     [{ datasets: [] }, 'dataset'],
     [{ slug: 'new-slug' }, 'slug'],
   ])('answers 400 for the update %j', async (body, text) => {
-    const project = await createProject(app, admin);
-    const error = expectErrorBody(await app.request('PUT', `/api/v1/projects/${project.slug}`, { token: admin, body }), 400);
+    const project = await createProject(app, app.admin);
+    const error = expectErrorBody(await app.request('PUT', `/api/v1/projects/${project.slug}`, { token: app.admin, body }), 400);
     expect(error.message).toContain(text);
   });
 
   it('answers 404 for an unknown project', async () => {
-    expectErrorBody(await app.request('GET', '/api/v1/projects/nope', { token: admin }), 404);
-    expectErrorBody(await app.request('PUT', '/api/v1/projects/nope', { token: admin, body: { name: 'x' } }), 404);
+    expectErrorBody(await app.request('GET', '/api/v1/projects/nope', { token: app.admin }), 404);
+    expectErrorBody(await app.request('PUT', '/api/v1/projects/nope', { token: app.admin, body: { name: 'x' } }), 404);
   });
 
   describe('visibility', () => {
     it('shows every project to users without project_access and only listed ones to users with it', async () => {
-      const a = await createProject(app, admin);
-      const b = await createProject(app, admin);
-      const everywhere = await createUser(app, admin, 'viewer');
-      const restricted = await createUser(app, admin, 'viewer', { project_access: [{ projectId: a.id, role: 'editor' }] });
+      const a = await createProject(app, app.admin);
+      const b = await createProject(app, app.admin);
+      const everywhere = await createUser(app, app.admin, 'viewer');
+      const restricted = await createUser(app, app.admin, 'viewer', { project_access: [{ projectId: a.id, role: 'editor' }] });
 
       const all = await app.request<ProjectBody[]>('GET', '/api/v1/projects', { token: everywhere.token });
       expect(all.body.map((p) => p.slug)).toEqual(expect.arrayContaining([a.slug, b.slug]));
@@ -113,9 +106,9 @@ describe(`projects (${testEngine})`, () => {
     });
 
     it("shows an API token only its own project and refuses another's with 403", async () => {
-      const a = await createProject(app, admin);
-      const b = await createProject(app, admin);
-      const { token } = await createApiToken(app, admin, a.slug);
+      const a = await createProject(app, app.admin);
+      const b = await createProject(app, app.admin);
+      const { token } = await createApiToken(app, app.admin, a.slug);
       const list = await app.request<ProjectBody[]>('GET', '/api/v1/projects', { token });
       expect(list.body.map((p) => p.slug)).toEqual([a.slug]);
       expect((await app.request('GET', `/api/v1/projects/${a.slug}`, { token })).status).toBe(200);

@@ -1,20 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectErrorBody, startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { expectErrorBody, useTestApp } from '../helpers/test-app.ts';
 import { createProject } from '../helpers/fixtures.ts';
 import { dataClient, ok, outboxEvents } from '../helpers/content.ts';
 import { testEngine } from '../helpers/engine.ts';
 
 /** The state table for documents, transition by transition. */
 describe(`publishing (${testEngine})`, () => {
-  let app: TestApp;
+  const app = useTestApp();
   let data: ReturnType<typeof dataClient>;
 
   beforeAll(async () => {
-    app = await startTestApp();
-    const admin = await app.login();
-    data = dataClient(app, admin, (await createProject(app, admin)).slug);
+    data = dataClient(app, app.admin, (await createProject(app, app.admin)).slug);
   });
-  afterAll(async () => app.close());
 
   const eventsOf = async (documentId: string) =>
     (await outboxEvents(app)).filter((event) => event.documentId === documentId || event.documentId === `drafts.${documentId}`).map((e) => e.event);

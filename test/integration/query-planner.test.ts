@@ -5,10 +5,10 @@ import fc from 'fast-check';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { evaluate } from '../../src/groq/index.ts';
 import { StoreDocumentSource, type StoredDocument } from '../../src/store/index.ts';
-import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { useTestApp, type TestApp } from '../helpers/test-app.ts';
 import { createProject, type TestProject } from '../helpers/fixtures.ts';
 import { dataClient, ok } from '../helpers/content.ts';
 import { testEngine } from '../helpers/engine.ts';
@@ -75,25 +75,21 @@ function canonical(value: unknown): unknown {
 }
 
 describe(`query planner on the store (${testEngine})`, () => {
-  let app: TestApp;
-  let admin: string;
+  const app = useTestApp();
   let project: TestProject;
 
   beforeAll(async () => {
-    app = await startTestApp();
-    admin = await app.login();
-    project = await createProject(app, admin, ['production', 'imported', 'big', 'events', 'mixed', 'search', 'parts', 'visits', 'floats', 'summed']);
+    project = await createProject(app, app.admin, ['production', 'imported', 'big', 'events', 'mixed', 'search', 'parts', 'visits', 'floats', 'summed']);
   });
-  afterAll(async () => app.close());
 
   const query = (body: { query: string; params?: Record<string, unknown> }, qs = '', dataset = 'production') =>
-    app.request<QueryBody>('POST', `/api/v1/data/query/${dataset}${qs}`, { token: admin, headers: { 'x-project': project.slug }, body });
+    app.request<QueryBody>('POST', `/api/v1/data/query/${dataset}${qs}`, { token: app.admin, headers: { 'x-project': project.slug }, body });
   const result = async (text: string, params?: Record<string, unknown>, dataset = 'production') => ok(await query({ query: text, ...(params ? { params } : {}) }, '', dataset)).result;
   const explain = async (text: string, params?: Record<string, unknown>, dataset = 'production') =>
     ok(await query({ query: text, ...(params ? { params } : {}) }, '?explain=true', dataset));
 
   it('keeps the index in step with mutations, publishing, restores and deletions', async () => {
-    const data = dataClient(app, admin, project.slug);
+    const data = dataClient(app, app.admin, project.slug);
     ok(
       await data.mutate([
         { createOrReplace: { _id: 'a1', _type: 'author', name: 'Ann' } },
@@ -138,7 +134,7 @@ describe(`query planner on the store (${testEngine})`, () => {
   it('indexes imported documents', async () => {
     const lines = Array.from({ length: 30 }, (_, i) => JSON.stringify({ _id: `i${i}`, _type: i % 3 ? 'post' : 'author', rank: i, ref: { _ref: `i${i % 5}` } }));
     const response = await app.request('POST', '/api/v1/data/import/imported', {
-      token: admin,
+      token: app.admin,
       headers: { 'x-project': project.slug, 'content-type': 'application/x-ndjson' },
       rawBody: lines.join('\n'),
     });
@@ -204,7 +200,7 @@ describe(`query planner on the store (${testEngine})`, () => {
     const lines = Array.from({ length: 2600 }, (_, i) => JSON.stringify({ _id: `doc-${String(i).padStart(5, '0')}`, _type: i % 2 ? 'odd' : 'even', n: i, tags: [i % 7] }));
     ok(
       await app.request('POST', '/api/v1/data/import/big', {
-        token: admin,
+        token: app.admin,
         headers: { 'x-project': project.slug, 'content-type': 'application/x-ndjson' },
         rawBody: lines.join('\n'),
       }),
@@ -226,7 +222,7 @@ describe(`query planner on the store (${testEngine})`, () => {
     const importInto = async (dataset: string, docs: object[]) =>
       ok(
         await app.request('POST', `/api/v1/data/import/${dataset}`, {
-          token: admin,
+          token: app.admin,
           headers: { 'x-project': project.slug, 'content-type': 'application/x-ndjson' },
           rawBody: docs.map((doc) => JSON.stringify(doc)).join('\n'),
         }),
@@ -282,7 +278,7 @@ describe(`query planner on the store (${testEngine})`, () => {
     ];
     ok(
       await app.request('POST', '/api/v1/data/import/events', {
-        token: admin,
+        token: app.admin,
         headers: { 'x-project': project.slug, 'content-type': 'application/x-ndjson' },
         rawBody: lines.map((line) => JSON.stringify(line)).join('\n'),
       }),
@@ -320,7 +316,7 @@ describe(`query planner on the store (${testEngine})`, () => {
     lines.push({ _id: 'y00000', _type: 'major', n: 9999, label: { text: 'an object' } });
     ok(
       await app.request('POST', '/api/v1/data/import/mixed', {
-        token: admin,
+        token: app.admin,
         headers: { 'x-project': project.slug, 'content-type': 'application/x-ndjson' },
         rawBody: lines.map((line) => JSON.stringify(line)).join('\n'),
       }),
@@ -379,7 +375,7 @@ describe(`query planner on the store (${testEngine})`, () => {
     ];
     ok(
       await app.request('POST', '/api/v1/data/import/search', {
-        token: admin,
+        token: app.admin,
         headers: { 'x-project': project.slug, 'content-type': 'application/x-ndjson' },
         rawBody: documents.map((doc) => JSON.stringify(doc)).join('\n'),
       }),
@@ -432,7 +428,7 @@ describe(`query planner on the store (${testEngine})`, () => {
     }));
     ok(
       await app.request('POST', '/api/v1/data/import/parts', {
-        token: admin,
+        token: app.admin,
         headers: { 'x-project': project.slug, 'content-type': 'application/x-ndjson' },
         rawBody: cards.map((card) => JSON.stringify(card)).join('\n'),
       }),
@@ -472,7 +468,7 @@ describe(`query planner on the store (${testEngine})`, () => {
 
   it('plans the published perspective: drafts left out by the index', async () => {
     const response = await app.request<QueryBody>('POST', '/api/v1/data/query/production?perspective=published&explain=true', {
-      token: admin,
+      token: app.admin,
       headers: { 'x-project': project.slug },
       body: { query: '*[references("a2")]._id' },
     });

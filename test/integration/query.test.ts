@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectErrorBody, startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { expectErrorBody, useTestApp } from '../helpers/test-app.ts';
 import { createApiToken, createProject, createUser, type TestProject } from '../helpers/fixtures.ts';
 import { dataClient } from '../helpers/content.ts';
 import { testEngine } from '../helpers/engine.ts';
@@ -11,30 +11,26 @@ interface QueryBody {
 }
 
 describe(`GROQ queries over HTTP (${testEngine})`, () => {
-  let app: TestApp;
-  let admin: string;
+  const app = useTestApp();
   let project: TestProject;
 
   beforeAll(async () => {
-    app = await startTestApp();
-    admin = await app.login();
-    project = await createProject(app, admin, ['production', 'staging']);
+    project = await createProject(app, app.admin, ['production', 'staging']);
     await app.request('PUT', `/api/v1/projects/${project.slug}`, {
-      token: admin,
+      token: app.admin,
       body: { locales: { default: 'en', languages: [{ id: 'en', title: 'English' }, { id: 'nb', title: 'Norsk' }] } },
     });
-    await dataClient(app, admin, project.slug).mutate([
+    await dataClient(app, app.admin, project.slug).mutate([
       { create: { _id: 'author-ann', _type: 'author', name: 'Ann' } },
       { create: { _id: 'post-1', _type: 'post', title: { en: 'Hello', nb: 'Hei' }, views: 10, author: { _type: 'reference', _ref: 'author-ann' }, slug: { current: 'hello' } } },
       { create: { _id: 'post-2', _type: 'post', title: { en: 'Bye' }, views: 3, author: { _type: 'reference', _ref: 'author-ann' }, slug: { current: 'bye' } } },
       { create: { _id: 'drafts.post-3', _type: 'post', title: { en: 'Draft' }, views: 0 } },
     ]);
   });
-  afterAll(async () => app.close());
 
   const query = (body: unknown, options: { token?: string; qs?: string; dataset?: string } = {}) =>
     app.request<QueryBody>('POST', `/api/v1/data/query/${options.dataset ?? 'production'}${options.qs ?? ''}`, {
-      token: options.token ?? admin,
+      token: options.token ?? app.admin,
       headers: { 'x-project': project.slug },
       body,
     });
@@ -104,11 +100,11 @@ describe(`GROQ queries over HTTP (${testEngine})`, () => {
   });
 
   it('lets viewers and read tokens query; refuses a token scoped to another dataset', async () => {
-    const viewer = await createUser(app, admin, 'viewer');
+    const viewer = await createUser(app, app.admin, 'viewer');
     expect((await query({ query: 'count(*)' }, { token: viewer.token })).body.result).toBe(4);
-    const read = await createApiToken(app, admin, project.slug);
+    const read = await createApiToken(app, app.admin, project.slug);
     expect((await query({ query: 'count(*)' }, { token: read.token })).status).toBe(200);
-    const staging = await createApiToken(app, admin, project.slug, { dataset: 'staging' });
+    const staging = await createApiToken(app, app.admin, project.slug, { dataset: 'staging' });
     expectErrorBody(await query({ query: 'count(*)' }, { token: staging.token }), 403);
     expect((await query({ query: 'count(*)' }, { token: staging.token, dataset: 'staging' })).body.result).toBe(0);
     expectErrorBody(await query({ query: '*' }, { dataset: 'unknown' }), 404);

@@ -1,21 +1,20 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createClient, type SanityClient } from '@sanity/client';
 import imageUrlBuilder from '@sanity/image-url';
 import sharp from 'sharp';
-import { startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { useTestApp } from '../helpers/test-app.ts';
 import { createProject, type TestProject } from '../helpers/fixtures.ts';
 import { testEngine } from '../helpers/engine.ts';
 import { solidPng } from '../helpers/images.ts';
 
 /** The real @sanity/client and @sanity/image-url, pointed at this server by configuration only. */
 describe(`Sanity's client against this server (${testEngine})`, () => {
-  let app: TestApp;
+  const app = useTestApp();
   let project: TestProject;
   let client: SanityClient;
   let token: string;
 
   beforeAll(async () => {
-    app = await startTestApp();
     token = await app.login();
     project = await createProject(app, token);
     client = createClient({
@@ -28,7 +27,6 @@ describe(`Sanity's client against this server (${testEngine})`, () => {
       token,
     });
   });
-  afterAll(async () => app.close());
 
   it('creates, reads and fetches documents with params (GET) and long queries (POST)', async () => {
     const created = await client.create({ _type: 'post', title: 'Hello', views: 3 });

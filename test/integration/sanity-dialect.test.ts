@@ -1,28 +1,24 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectErrorBody, startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { expectErrorBody, useTestApp } from '../helpers/test-app.ts';
 import { createProject, type TestProject } from '../helpers/fixtures.ts';
 import { dataClient, ok } from '../helpers/content.ts';
 import { testEngine } from '../helpers/engine.ts';
 
 /** Sanity's request and response shapes, by HTTP (the real client is in sanity-client.test.ts). */
 describe(`Sanity's API dialect (${testEngine})`, () => {
-  let app: TestApp;
-  let admin: string;
+  const app = useTestApp();
   let project: TestProject;
 
   beforeAll(async () => {
-    app = await startTestApp();
-    admin = await app.login();
-    project = await createProject(app, admin);
-    await dataClient(app, admin, project.slug).mutate([
+    project = await createProject(app, app.admin);
+    await dataClient(app, app.admin, project.slug).mutate([
       { create: { _id: 'one', _type: 'post', title: 'One' } },
       { create: { _id: 'drafts.one', _type: 'post', title: 'One, edited' } },
       { create: { _id: 'two', _type: 'post', title: 'Two' } },
     ]);
   });
-  afterAll(async () => app.close());
 
-  const get = <T>(path: string, headers: Record<string, string> = { 'x-project': project.slug }) => app.request<T>('GET', path, { token: admin, headers });
+  const get = <T>(path: string, headers: Record<string, string> = { 'x-project': project.slug }) => app.request<T>('GET', path, { token: app.admin, headers });
 
   it('serves dated and vX paths like v1, with {documents, omitted} for documents', async () => {
     for (const version of ['v2025-02-19', 'vX', 'v2021-06-07']) {
@@ -76,10 +72,10 @@ describe(`Sanity's API dialect (${testEngine})`, () => {
   });
 
   it('takes transactionId, visibility, autoGenerateArrayKeys and diffMatchPatch on mutations', async () => {
-    const data = dataClient(app, admin, project.slug);
+    const data = dataClient(app, app.admin, project.slug);
     const created = ok(
       await app.request<{ transactionId: string }>('POST', '/api/v1/data/mutate/production?visibility=async&autoGenerateArrayKeys=true', {
-        token: admin,
+        token: app.admin,
         headers: { 'x-project': project.slug },
         body: { transactionId: 'my-tx-1', mutations: [{ create: { _id: 'keyed', _type: 'post', body: [{ text: 'a' }, { _key: 'kept', text: 'b' }], text: 'hello world' } }] },
       }),
@@ -95,7 +91,7 @@ describe(`Sanity's API dialect (${testEngine})`, () => {
     expectErrorBody(await data.mutate([{ patch: { id: 'keyed', diffMatchPatch: { text: 'not a patch' } } }]), 400);
     expectErrorBody(
       await app.request('POST', '/api/v1/data/mutate/production?transactionId=bad%20id', {
-        token: admin,
+        token: app.admin,
         headers: { 'x-project': project.slug },
         body: { mutations: [{ create: { _type: 'x' } }] },
       }),

@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectErrorBody, startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { expectErrorBody, startTestApp, useTestApp } from '../helpers/test-app.ts';
 import { createProject } from '../helpers/fixtures.ts';
 import { dataClient, ok, outboxEvents } from '../helpers/content.ts';
 import { createTestDatabase, testEngine } from '../helpers/engine.ts';
@@ -9,15 +9,12 @@ const FAST = { SCHEDULER_INTERVAL_MS: '50' };
 
 describe(`scheduled publishing (${testEngine})`, () => {
   describe('the schedule endpoint', () => {
-    let app: TestApp;
+    const app = useTestApp();
     let data: ReturnType<typeof dataClient>;
 
     beforeAll(async () => {
-      app = await startTestApp();
-      const admin = await app.login();
-      data = dataClient(app, admin, (await createProject(app, admin)).slug);
+      data = dataClient(app, app.admin, (await createProject(app, app.admin)).slug);
     });
-    afterAll(async () => app.close());
 
     it('sets, reads and cancels a schedule', async () => {
       await data.mutate([{ create: { _id: 'drafts.sc1', _type: 'post' } }]);

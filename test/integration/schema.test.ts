@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { expectErrorBody, startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { expectErrorBody, startTestApp, useTestApp } from '../helpers/test-app.ts';
 import { createApiToken, createProject, createUser } from '../helpers/fixtures.ts';
 import { testEngine } from '../helpers/engine.ts';
 import { loadSchema } from '../../src/schema/load-schema.ts';
@@ -31,23 +31,16 @@ function schemaFile(content: unknown): string {
 
 describe(`schema (${testEngine})`, () => {
   describe('with SCHEMA_PATH', () => {
-    let app: TestApp;
-    let admin: string;
-
-    beforeAll(async () => {
-      app = await startTestApp({ SCHEMA_PATH: schemaFile(TYPES) });
-      admin = await app.login();
-    });
-    afterAll(async () => app.close());
+    const app = useTestApp({ SCHEMA_PATH: schemaFile(TYPES) });
 
     it('serves the types to anyone who can see the project', async () => {
-      const project = await createProject(app, admin);
-      const viewer = await createUser(app, admin, 'viewer');
-      for (const token of [admin, viewer.token, (await createApiToken(app, admin, project.slug)).token]) {
+      const project = await createProject(app, app.admin);
+      const viewer = await createUser(app, app.admin, 'viewer');
+      for (const token of [app.admin, viewer.token, (await createApiToken(app, app.admin, project.slug)).token]) {
         const response = await app.request('GET', `/api/v1/schema/${project.slug}`, { token });
         expect(response).toMatchObject({ status: 200, body: { types: TYPES } });
       }
-      expectErrorBody(await app.request('GET', '/api/v1/schema/no-such-project', { token: admin }), 404);
+      expectErrorBody(await app.request('GET', '/api/v1/schema/no-such-project', { token: app.admin }), 404);
       expectErrorBody(await app.request('GET', `/api/v1/schema/${project.slug}`), 401);
     });
   });

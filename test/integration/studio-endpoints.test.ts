@@ -1,5 +1,5 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectErrorBody, startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { expectErrorBody, startTestApp, useTestApp } from '../helpers/test-app.ts';
 import { createApiToken, createProject, createUser, type TestProject, type TestUser } from '../helpers/fixtures.ts';
 import { dataClient, ok } from '../helpers/content.ts';
 import { testEngine } from '../helpers/engine.ts';
@@ -11,30 +11,26 @@ const EDIT = ['read', 'create', 'update', 'history', 'editHistory'];
 
 /** What Sanity Studio reads besides documents, through Sanity's dated API paths. */
 describe(`Sanity Studio's endpoints (${testEngine})`, () => {
-  let app: TestApp;
-  let admin: string;
+  const app = useTestApp();
   let project: TestProject;
   let editor: TestUser;
   let viewer: TestUser;
   let outsider: TestUser;
 
   beforeAll(async () => {
-    app = await startTestApp();
-    admin = await app.login();
-    project = await createProject(app, admin, ['production', 'staging']);
-    const elsewhere = await createProject(app, admin);
-    editor = await createUser(app, admin, 'editor');
-    viewer = await createUser(app, admin, 'editor', { project_access: [{ projectId: project.id, role: 'viewer' }] });
-    outsider = await createUser(app, admin, 'editor', { project_access: [{ projectId: elsewhere.id, role: 'editor' }] });
+    project = await createProject(app, app.admin, ['production', 'staging']);
+    const elsewhere = await createProject(app, app.admin);
+    editor = await createUser(app, app.admin, 'editor');
+    viewer = await createUser(app, app.admin, 'editor', { project_access: [{ projectId: project.id, role: 'viewer' }] });
+    outsider = await createUser(app, app.admin, 'editor', { project_access: [{ projectId: elsewhere.id, role: 'editor' }] });
   });
-  afterAll(async () => app.close());
 
   const sanity = <T = unknown>(method: string, path: string, token?: string, body?: unknown) =>
     app.request<T>(method, `/api/v2025-02-19${path}`, { ...(token ? { token } : {}), headers: { 'x-sanity-project-id': project.slug }, ...(body === undefined ? {} : { body }) });
 
   describe('/users/me', () => {
     it('answers the CurrentUser with the roles the user has in the project Studio names', async () => {
-      expect(ok(await sanity('GET', '/users/me', admin))).toMatchObject({ email: 'admin@example.com', roles: [{ name: 'administrator', title: 'Administrator' }], provider: 'local' });
+      expect(ok(await sanity('GET', '/users/me', app.admin))).toMatchObject({ email: 'admin@example.com', roles: [{ name: 'administrator', title: 'Administrator' }], provider: 'local' });
       expect(ok(await sanity('GET', '/users/me', editor.token))).toMatchObject({ id: editor.id, name: expect.any(String), roles: [{ name: 'editor' }] });
       expect(ok(await sanity('GET', '/users/me', viewer.token))).toMatchObject({ roles: [{ name: 'viewer' }] });
       expect(ok(await sanity('GET', '/users/me', outsider.token))).toMatchObject({ id: outsider.id, roles: [] });
@@ -54,7 +50,7 @@ describe(`Sanity Studio's endpoints (${testEngine})`, () => {
         { id: viewer.id, displayName: expect.any(String), imageUrl: null },
         { id: outsider.id, displayName: expect.any(String), imageUrl: null },
       ]);
-      expect(ok(await sanity<Record<string, unknown>[]>('GET', `/users/${viewer.id}`, admin))[0]).toMatchObject({ email: viewer.email });
+      expect(ok(await sanity<Record<string, unknown>[]>('GET', `/users/${viewer.id}`, app.admin))[0]).toMatchObject({ email: viewer.email });
     });
   });
 
@@ -62,14 +58,14 @@ describe(`Sanity Studio's endpoints (${testEngine})`, () => {
     const acl = (token: string, dataset = 'production', ref = project.slug) => sanity<{ filter: string; permissions: string[] }[]>('GET', `/projects/${ref}/datasets/${dataset}/acl`, token);
 
     it('follow the role in the project: editing for admins and editors, reading for viewers', async () => {
-      expect(ok(await acl(admin))).toEqual([{ filter: ALL, permissions: EDIT }]);
+      expect(ok(await acl(app.admin))).toEqual([{ filter: ALL, permissions: EDIT }]);
       expect(ok(await acl(editor.token, 'staging', project.id))).toEqual([{ filter: ALL, permissions: EDIT }]);
       expect(ok(await acl(viewer.token))).toEqual([{ filter: ALL, permissions: ['read', 'history'] }]);
     });
 
     it('follow a token\'s permissions and dataset', async () => {
-      const writer = await createApiToken(app, admin, project.slug, { permissions: ['read', 'write'], dataset: 'production' });
-      const reader = await createApiToken(app, admin, project.slug, { permissions: ['read'] });
+      const writer = await createApiToken(app, app.admin, project.slug, { permissions: ['read', 'write'], dataset: 'production' });
+      const reader = await createApiToken(app, app.admin, project.slug, { permissions: ['read'] });
       expect(ok(await acl(writer.token))).toEqual([{ filter: ALL, permissions: EDIT }]);
       expect(ok(await acl(writer.token, 'staging'))).toEqual([]);
       expect(ok(await acl(reader.token))).toEqual([{ filter: ALL, permissions: ['read', 'history'] }]);
@@ -77,7 +73,7 @@ describe(`Sanity Studio's endpoints (${testEngine})`, () => {
 
     it('hide a project the caller cannot see, and answer 404 for an unknown dataset', async () => {
       expectErrorBody(await acl(outsider.token), 404);
-      expectErrorBody(await acl(admin, 'nope'), 404);
+      expectErrorBody(await acl(app.admin, 'nope'), 404);
     });
   });
 
@@ -92,8 +88,8 @@ describe(`Sanity Studio's endpoints (${testEngine})`, () => {
       expect(await refused.json()).toMatchObject({ statusCode: 403, error: 'Forbidden' });
     });
 
-    it('allows the origins a project admin adds, with credentials where asked, until removed', async () => {
-      const added = ok(await app.request<{ id: string; origin: string }>('POST', `/api/v1/projects/${project.slug}/cors`, { token: admin, body: { origin: 'https://studio.example.com/', allowCredentials: true } }), 201);
+    it('allows the origins a project app.admin adds, with credentials where asked, until removed', async () => {
+      const added = ok(await app.request<{ id: string; origin: string }>('POST', `/api/v1/projects/${project.slug}/cors`, { token: app.admin, body: { origin: 'https://studio.example.com/', allowCredentials: true } }), 201);
       expect(added.origin).toBe('https://studio.example.com');
       const allowed = await preflight('https://studio.example.com');
       expect(allowed.status).toBe(204);
@@ -102,8 +98,8 @@ describe(`Sanity Studio's endpoints (${testEngine})`, () => {
       expect(allowed.headers.get('access-control-allow-headers')).toMatch(/Authorization/i);
       const actual = await fetch(`${app.url}/api/v2025-02-19/users/me`, { headers: { origin: 'https://studio.example.com' } });
       expect(actual.headers.get('access-control-allow-origin')).toBe('https://studio.example.com');
-      expect(ok(await app.request<unknown[]>('GET', `/api/v1/projects/${project.slug}/cors`, { token: admin }))).toHaveLength(1);
-      ok(await app.request('DELETE', `/api/v1/projects/${project.slug}/cors/${added.id}`, { token: admin }));
+      expect(ok(await app.request<unknown[]>('GET', `/api/v1/projects/${project.slug}/cors`, { token: app.admin }))).toHaveLength(1);
+      ok(await app.request('DELETE', `/api/v1/projects/${project.slug}/cors/${added.id}`, { token: app.admin }));
       expect((await preflight('https://studio.example.com')).status).toBe(403);
     });
 
@@ -115,12 +111,12 @@ describe(`Sanity Studio's endpoints (${testEngine})`, () => {
     });
 
     it('is managed by project admins with a session only, and refuses what is not an origin', async () => {
-      const token = await createApiToken(app, admin, project.slug, { permissions: ['read', 'write'] });
+      const token = await createApiToken(app, app.admin, project.slug, { permissions: ['read', 'write'] });
       expectErrorBody(await app.request('POST', `/api/v1/projects/${project.slug}/cors`, { token: token.token, body: { origin: 'https://a.example' } }), 403);
       expectErrorBody(await app.request('POST', `/api/v1/projects/${project.slug}/cors`, { token: editor.token, body: { origin: 'https://a.example' } }), 403);
       expectErrorBody(await app.request('GET', `/api/v1/projects/${project.slug}/cors`, { token: outsider.token }), 404);
       for (const origin of ['https://a.example/path', 'ftp://a.example', 'https://user:pw@a.example', 'not a url']) {
-        expectErrorBody(await app.request('POST', `/api/v1/projects/${project.slug}/cors`, { token: admin, body: { origin } }), 400);
+        expectErrorBody(await app.request('POST', `/api/v1/projects/${project.slug}/cors`, { token: app.admin, body: { origin } }), 400);
       }
     });
   });
@@ -141,7 +137,7 @@ describe(`Sanity Studio's endpoints (${testEngine})`, () => {
     });
 
     it('refuses tokens, odd keys and oversized values', async () => {
-      const token = await createApiToken(app, admin, project.slug, { permissions: ['read'] });
+      const token = await createApiToken(app, app.admin, project.slug, { permissions: ['read'] });
       expectErrorBody(await sanity('GET', '/users/me/keyvalue/a', token.token), 403);
       expectErrorBody(await sanity('PUT', '/users/me/keyvalue', editor.token, [{ key: 'a b', value: 1 }]), 400);
       expectErrorBody(await sanity('PUT', '/users/me/keyvalue', editor.token, [{ key: 'big', value: 'x'.repeat(70_000) }]), 400);
@@ -153,7 +149,7 @@ describe(`Sanity Studio's endpoints (${testEngine})`, () => {
       const png = await solidPng(40, 30);
       const upload = await fetch(`${app.url}/api/v2021-06-07/assets/images/production?filename=a.png`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${admin}`, 'x-sanity-project-id': project.slug, 'content-type': 'image/png' },
+        headers: { authorization: `Bearer ${app.admin}`, 'x-sanity-project-id': project.slug, 'content-type': 'image/png' },
         body: png,
       });
       const { document } = (await upload.json()) as { document: { _id: string } };
@@ -168,7 +164,7 @@ describe(`Sanity Studio's endpoints (${testEngine})`, () => {
       expect((await fetch(`${app.url}/api/v2025-02-19/data/query/production?query=1`, { headers: { cookie, 'x-sanity-project-id': project.slug } })).status).toBe(401);
       expect(tokenOf(signIn)).toMatch(/^sess_/);
       expect((await fetch(`${app.url}${path}`, { headers: { cookie: `cms_session=${tokenOf(signIn)}x` } })).status).toBe(401);
-      expect((await fetch(`${app.url}${path}`, { headers: { authorization: `Bearer ${admin}` } })).status).toBe(200);
+      expect((await fetch(`${app.url}${path}`, { headers: { authorization: `Bearer ${app.admin}` } })).status).toBe(200);
     });
   });
 
@@ -198,15 +194,15 @@ describe(`Sanity Studio's endpoints (${testEngine})`, () => {
     });
 
     it('takes the project from the path (/api/p/<project>/...), for requests that send no project header', async () => {
-      const other = await createProject(app, admin);
-      ok(await dataClient(app, admin, other.slug).mutate([{ create: { _id: 'only-in-other', _type: 'note' } }]));
+      const other = await createProject(app, app.admin);
+      ok(await dataClient(app, app.admin, other.slug).mutate([{ create: { _id: 'only-in-other', _type: 'note' } }]));
       const query = encodeURIComponent('*[_id == "only-in-other"][0]._id');
       // Without a header, two projects have a "production" dataset: Studio's listeners would be refused.
-      expectErrorBody(await app.request('GET', `/api/v2025-02-19/data/query/production?query=${query}`, { token: admin }), 400);
-      expect(ok(await app.request<{ result: unknown }>('GET', `/api/p/${other.slug}/v2025-02-19/data/query/production?query=${query}`, { token: admin })).result).toBe('only-in-other');
-      expect(ok(await app.request<{ result: unknown }>('GET', `/api/p/${project.slug}/v2025-02-19/data/query/production?query=${query}`, { token: admin })).result).toBeNull();
+      expectErrorBody(await app.request('GET', `/api/v2025-02-19/data/query/production?query=${query}`, { token: app.admin }), 400);
+      expect(ok(await app.request<{ result: unknown }>('GET', `/api/p/${other.slug}/v2025-02-19/data/query/production?query=${query}`, { token: app.admin })).result).toBe('only-in-other');
+      expect(ok(await app.request<{ result: unknown }>('GET', `/api/p/${project.slug}/v2025-02-19/data/query/production?query=${query}`, { token: app.admin })).result).toBeNull();
       expect(ok(await app.request('GET', `/api/p/${project.id}/v2025-02-19/users/me`, { token: viewer.token }))).toMatchObject({ roles: [{ name: 'viewer' }] });
-      const events = await fetch(`${app.url}/api/p/${other.slug}/v2025-02-19/data/listen/production?query=${encodeURIComponent('*')}`, { headers: { authorization: `Bearer ${admin}` } });
+      const events = await fetch(`${app.url}/api/p/${other.slug}/v2025-02-19/data/listen/production?query=${encodeURIComponent('*')}`, { headers: { authorization: `Bearer ${app.admin}` } });
       expect(events.status).toBe(200);
       await events.body?.cancel();
     });

@@ -1,21 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN_EMAIL, ADMIN_PASSWORD, expectErrorBody, startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { ADMIN_EMAIL, ADMIN_PASSWORD, expectErrorBody, startTestApp, useTestApp } from '../helpers/test-app.ts';
 import { createProject, createUser, type TestUser } from '../helpers/fixtures.ts';
 import { testEngine } from '../helpers/engine.ts';
 import { signInThroughPage, tokenOf } from '../helpers/login-page.ts';
 
 /** Sanity Studio signs in through the service's login page and keeps a session token (docs/decisions.md). */
 describe(`signing in for Sanity Studio (${testEngine})`, () => {
-  let app: TestApp;
-  let admin: string;
+  const app = useTestApp({ CORS_ORIGINS: 'https://studio.example.com' });
   let editor: TestUser;
 
   beforeAll(async () => {
-    app = await startTestApp({ CORS_ORIGINS: 'https://studio.example.com' });
-    admin = await app.login();
-    editor = await createUser(app, admin, 'editor');
+    editor = await createUser(app, app.admin, 'editor');
   });
-  afterAll(async () => app.close());
 
   const me = (token: string) => app.request<Record<string, unknown>>('GET', '/api/v2021-06-07/users/me', { token });
 
@@ -46,9 +42,9 @@ describe(`signing in for Sanity Studio (${testEngine})`, () => {
     const elsewhere = await signInThroughPage(app, editor.email, editor.password, 'https://evil.example.net/');
     expect(elsewhere.status).toBe(400);
     expect(elsewhere.location).toBeNull();
-    const project = await createProject(app, admin);
+    const project = await createProject(app, app.admin);
     const add = (origin: string, allowCredentials: boolean) =>
-      app.request('POST', `/api/v1/projects/${project.slug}/cors`, { token: admin, body: { origin, allowCredentials } });
+      app.request('POST', `/api/v1/projects/${project.slug}/cors`, { token: app.admin, body: { origin, allowCredentials } });
     expect((await add('https://other.example.org', false)).status).toBe(201);
     expect((await signInThroughPage(app, editor.email, editor.password, 'https://other.example.org/')).status).toBe(400);
     expect((await add('https://trusted.example.org', true)).status).toBe(201);
@@ -78,12 +74,12 @@ describe(`signing in for Sanity Studio (${testEngine})`, () => {
   });
 
   it('ends every session when the password changes, and applies a role change at once', async () => {
-    const user = await createUser(app, admin, 'editor');
+    const user = await createUser(app, app.admin, 'editor');
     const token = tokenOf(await signInThroughPage(app, user.email, user.password, `${app.url}/`));
     expect((await me(token)).body).toMatchObject({ roles: [{ name: 'editor' }] });
-    expect((await app.request('PUT', `/api/v1/users/${user.id}`, { token: admin, body: { role: 'viewer' } })).status).toBe(200);
+    expect((await app.request('PUT', `/api/v1/users/${user.id}`, { token: app.admin, body: { role: 'viewer' } })).status).toBe(200);
     expect((await me(token)).body).toMatchObject({ roles: [{ name: 'viewer' }] });
-    expect((await app.request('PUT', `/api/v1/users/${user.id}`, { token: admin, body: { password: 'a-new-password-1' } })).status).toBe(200);
+    expect((await app.request('PUT', `/api/v1/users/${user.id}`, { token: app.admin, body: { password: 'a-new-password-1' } })).status).toBe(200);
     expectErrorBody(await me(token), 401);
   });
 

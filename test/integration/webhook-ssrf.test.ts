@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
 import fc from 'fast-check';
-import { expectErrorBody, startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { expectErrorBody, useTestApp } from '../helpers/test-app.ts';
 import { createProject, type TestProject } from '../helpers/fixtures.ts';
 import { dataClient } from '../helpers/content.ts';
 import { eventually, startReceiver, type Receiver } from '../helpers/receiver.ts';
@@ -10,25 +10,21 @@ import { embeddedIPv6Literal, EMBEDDING_FORMS, nonPublicIPv4 } from '../helpers/
 
 /** With WEBHOOK_ALLOW_PRIVATE_URLS off (the default), as in production. */
 describe(`webhook URL rules and SSRF protection (${testEngine})`, () => {
-  let app: TestApp;
-  let admin: string;
+  const app = useTestApp({}, { workers: true });
   let project: TestProject;
   let target: Receiver;
 
   beforeAll(async () => {
-    app = await startTestApp({}, { workers: true });
-    admin = await app.login();
-    project = await createProject(app, admin);
+    project = await createProject(app, app.admin);
     target = await startReceiver();
   });
   afterAll(async () => {
     await target.close();
-    await app.close();
   });
 
   const create = (url: string, active = true) =>
     app.request('POST', `/api/v1/webhooks/${project.slug}`, {
-      token: admin,
+      token: app.admin,
       body: { name: 'ssrf', url, events: ['document.create'], dataset: 'production', active },
     });
 
@@ -140,7 +136,7 @@ describe(`webhook URL rules and SSRF protection (${testEngine})`, () => {
       await storedWebhook('mapped', `http://[::ffff:127.0.0.1]:${port}/hook`),
       await storedWebhook('nat64', `http://[64:ff9b::127.0.0.1]:${port}/hook`),
     ];
-    await dataClient(app, admin, project.slug).mutate([{ create: { _type: 'probe' } }]);
+    await dataClient(app, app.admin, project.slug).mutate([{ create: { _type: 'probe' } }]);
     for (const id of ids) {
       const delivery = await failedDelivery(id);
       expect(delivery).toMatchObject({ attempts: 1, statusCode: null });
@@ -153,7 +149,7 @@ describe(`webhook URL rules and SSRF protection (${testEngine})`, () => {
   it('checks the address actually connected to at delivery: a URL that now points inward is refused', async () => {
     // As if DNS answered with a public address when the webhook was saved, then rebinds to loopback.
     const id = await storedWebhook('rebound', target.url);
-    await dataClient(app, admin, project.slug).mutate([{ create: { _type: 'probe' } }]);
+    await dataClient(app, app.admin, project.slug).mutate([{ create: { _type: 'probe' } }]);
     const delivery = await failedDelivery(id);
     expect(delivery).toMatchObject({ attempts: 1, statusCode: null });
     expect(delivery.error).toContain('non-public address');

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomUUID } from 'node:crypto';
-import { expectErrorBody, startTestApp, type TestApp } from '../helpers/test-app.ts';
+import { expectErrorBody, useTestApp } from '../helpers/test-app.ts';
 import { createApiToken, createProject, createUser, type TestProject } from '../helpers/fixtures.ts';
 import { dataClient, ok } from '../helpers/content.ts';
 import { eventually, startReceiver, type Receiver } from '../helpers/receiver.ts';
@@ -31,19 +31,15 @@ interface DeliveryBody {
 }
 
 describe(`webhooks (${testEngine})`, () => {
-  let app: TestApp;
-  let admin: string;
+  const app = useTestApp({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' }, { workers: true });
   let project: TestProject;
   const receivers: Receiver[] = [];
 
   beforeAll(async () => {
-    app = await startTestApp({ WEBHOOK_ALLOW_PRIVATE_URLS: 'true' }, { workers: true });
-    admin = await app.login();
-    project = await createProject(app, admin, ['production', 'staging']);
+    project = await createProject(app, app.admin, ['production', 'staging']);
   });
   afterAll(async () => {
     for (const receiver of receivers) await receiver.close();
-    await app.close();
   });
 
   async function receiver(respond?: Parameters<typeof startReceiver>[0]): Promise<Receiver> {
@@ -52,11 +48,11 @@ describe(`webhooks (${testEngine})`, () => {
     return started;
   }
 
-  const createHook = (body: Record<string, unknown>, slug = project.slug, token = admin) =>
+  const createHook = (body: Record<string, unknown>, slug = project.slug, token = app.admin) =>
     app.request<WebhookBody>('POST', `/api/v1/webhooks/${slug}`, { token, body: { name: 'hook', dataset: 'production', events: ['document.create'], ...body } });
   const deliveries = (id: string, query = '') =>
-    app.request<DeliveryBody[]>('GET', `/api/v1/webhooks/${project.slug}/${id}/deliveries${query}`, { token: admin });
-  const data = () => dataClient(app, admin, project.slug);
+    app.request<DeliveryBody[]>('GET', `/api/v1/webhooks/${project.slug}/${id}/deliveries${query}`, { token: app.admin });
+  const data = () => dataClient(app, app.admin, project.slug);
 
   describe('management', () => {
     it('creates a webhook with a generated secret shown once, and lists it without the secret', async () => {
@@ -64,7 +60,7 @@ describe(`webhooks (${testEngine})`, () => {
       expect(created.status).toBe(201);
       expect(created.body).toMatchObject({ name: 'hook', dataset: 'production', active: true, events: ['document.create', 'asset.upload'] });
       expect(created.body.secret).toMatch(/^[0-9a-f]{64}$/);
-      const list = await app.request<WebhookBody[]>('GET', `/api/v1/webhooks/${project.slug}`, { token: admin });
+      const list = await app.request<WebhookBody[]>('GET', `/api/v1/webhooks/${project.slug}`, { token: app.admin });
       const listed = list.body.find((hook) => hook.id === created.body.id);
       expect(listed).toBeDefined();
       expect(listed).not.toHaveProperty('secret');
@@ -77,7 +73,7 @@ describe(`webhooks (${testEngine})`, () => {
     });
 
     it('lists the event names', async () => {
-      expect((await app.request('GET', '/api/v1/webhooks/events', { token: admin })).body).toEqual([...WEBHOOK_EVENTS]);
+      expect((await app.request('GET', '/api/v1/webhooks/events', { token: app.admin })).body).toEqual([...WEBHOOK_EVENTS]);
     });
 
     it.each([
@@ -103,29 +99,29 @@ describe(`webhooks (${testEngine})`, () => {
 
     it('answers 409 for an unknown project and beyond 20 webhooks', async () => {
       expectErrorBody(await createHook({ url: 'http://127.0.0.1:9/x' }, 'no-such-project'), 409);
-      const full = await createProject(app, admin);
+      const full = await createProject(app, app.admin);
       for (let i = 0; i < 20; i++) expect((await createHook({ url: 'http://127.0.0.1:9/x', name: `h${i}` }, full.slug)).status).toBe(201);
       expect(expectErrorBody(await createHook({ url: 'http://127.0.0.1:9/x' }, full.slug), 409).message).toContain('20');
     });
 
-    it('needs a project admin with a session: editors and API tokens are refused', async () => {
-      const editor = await createUser(app, admin, 'editor');
+    it('needs a project app.admin with a session: editors and API tokens are refused', async () => {
+      const editor = await createUser(app, app.admin, 'editor');
       expectErrorBody(await createHook({ url: 'http://127.0.0.1:9/x' }, project.slug, editor.token), 403);
-      const { token } = await createApiToken(app, admin, project.slug, { permissions: ['read', 'write'] });
+      const { token } = await createApiToken(app, app.admin, project.slug, { permissions: ['read', 'write'] });
       expectErrorBody(await createHook({ url: 'http://127.0.0.1:9/x' }, project.slug, token), 403);
       expectErrorBody(await app.request('GET', `/api/v1/webhooks/${project.slug}`, { token }), 403);
       expectErrorBody(await app.request('GET', '/api/v1/webhooks/events', { token }), 403);
-      const projectAdmin = await createUser(app, admin, 'viewer', { project_access: [{ projectId: project.id, role: 'admin' }] });
+      const projectAdmin = await createUser(app, app.admin, 'viewer', { project_access: [{ projectId: project.id, role: 'admin' }] });
       expect((await createHook({ url: 'http://127.0.0.1:9/x' }, project.slug, projectAdmin.token)).status).toBe(201);
     });
 
     it('answers a project the caller cannot see exactly as an unknown one: 404, and 409 on create', async () => {
-      const hidden = await createProject(app, admin);
+      const hidden = await createProject(app, app.admin);
       const { body: hook } = await createHook({ url: 'http://127.0.0.1:9/x' }, hidden.slug);
-      const own = await createProject(app, admin);
+      const own = await createProject(app, app.admin);
       const outsiders = [
-        await createUser(app, admin, 'viewer', { project_access: [{ projectId: own.id, role: 'admin' }] }),
-        await createUser(app, admin, 'editor', { project_access: [] }),
+        await createUser(app, app.admin, 'viewer', { project_access: [{ projectId: own.id, role: 'admin' }] }),
+        await createUser(app, app.admin, 'editor', { project_access: [] }),
       ];
       const body = { name: 'probe', url: 'http://127.0.0.1:9/x', events: ['document.create'], dataset: 'production' };
       const routes: [string, (project: string) => string, number, unknown?][] = [
@@ -145,10 +141,10 @@ describe(`webhooks (${testEngine})`, () => {
           }
         }
       }
-      const listed = await app.request<WebhookBody[]>('GET', `/api/v1/webhooks/${hidden.slug}`, { token: admin });
+      const listed = await app.request<WebhookBody[]>('GET', `/api/v1/webhooks/${hidden.slug}`, { token: app.admin });
       expect(listed.body).toMatchObject([{ id: hook.id, name: 'hook' }]);
-      // A caller who sees the project without its admin role is told so.
-      const viewer = await createUser(app, admin, 'viewer', { project_access: [{ projectId: hidden.id, role: 'viewer' }] });
+      // A caller who sees the project without its app.admin role is told so.
+      const viewer = await createUser(app, app.admin, 'viewer', { project_access: [{ projectId: hidden.id, role: 'viewer' }] });
       expectErrorBody(await app.request('GET', `/api/v1/webhooks/${hidden.slug}`, { token: viewer.token }), 403);
       expectErrorBody(await createHook({ url: 'http://127.0.0.1:9/x' }, hidden.slug, viewer.token), 403);
     });
@@ -156,7 +152,7 @@ describe(`webhooks (${testEngine})`, () => {
     it('updates fields, rotates the secret on request only, and answers 400/404', async () => {
       const { body } = await createHook({ url: 'http://127.0.0.1:9/x' });
       const put = (id: string, payload: unknown, query = '') =>
-        app.request<WebhookBody>('PUT', `/api/v1/webhooks/${project.slug}/${id}${query}`, { token: admin, body: payload });
+        app.request<WebhookBody>('PUT', `/api/v1/webhooks/${project.slug}/${id}${query}`, { token: app.admin, body: payload });
       const updated = await put(body.id, { name: 'renamed', events: ['document.publish'], active: false });
       expect(updated.body).toMatchObject({ name: 'renamed', events: ['document.publish'], active: false });
       expect(updated.body).not.toHaveProperty('secret');
@@ -173,12 +169,12 @@ describe(`webhooks (${testEngine})`, () => {
       const { body } = await createHook({ url: target.url, events: ['document.create'] });
       await data().mutate([{ create: { _type: 'deleteMe' } }]);
       await eventually(async () => ((await deliveries(body.id)).body.length > 0 ? true : undefined));
-      expect(await app.request('DELETE', `/api/v1/webhooks/${project.slug}/${body.id}`, { token: admin })).toMatchObject({
+      expect(await app.request('DELETE', `/api/v1/webhooks/${project.slug}/${body.id}`, { token: app.admin })).toMatchObject({
         status: 200,
         body: { deleted: true, id: body.id },
       });
       expect(await app.services.store.deliveries.recent(body.id, 100)).toEqual([]);
-      expectErrorBody(await app.request('DELETE', `/api/v1/webhooks/${project.slug}/${body.id}`, { token: admin }), 404);
+      expectErrorBody(await app.request('DELETE', `/api/v1/webhooks/${project.slug}/${body.id}`, { token: app.admin }), 404);
       expectErrorBody(await deliveries(body.id), 404);
     });
   });
@@ -186,16 +182,16 @@ describe(`webhooks (${testEngine})`, () => {
   describe('deliveries', () => {
     /** A project of its own per test, so webhooks of other tests neither receive nor count. */
     async function scene() {
-      const own = await createProject(app, admin, ['production', 'staging']);
+      const own = await createProject(app, app.admin, ['production', 'staging']);
       return {
-        data: (dataset = 'production') => dataClient(app, admin, own.slug, dataset),
+        data: (dataset = 'production') => dataClient(app, app.admin, own.slug, dataset),
         async hook(body: Record<string, unknown>): Promise<WebhookBody> {
           const created = await createHook(body, own.slug);
           if (created.status !== 201) throw new Error(`webhook not created: ${JSON.stringify(created.body)}`);
           return created.body;
         },
         deliveries: (id: string, query = '') =>
-          app.request<DeliveryBody[]>('GET', `/api/v1/webhooks/${own.slug}/${id}/deliveries${query}`, { token: admin }),
+          app.request<DeliveryBody[]>('GET', `/api/v1/webhooks/${own.slug}/${id}/deliveries${query}`, { token: app.admin }),
         slug: own.slug,
       };
     }
@@ -232,7 +228,7 @@ describe(`webhooks (${testEngine})`, () => {
       const s = await scene();
       const target = await receiver();
       const hook = await s.hook({ url: target.url });
-      const rotated = await app.request<WebhookBody>('PUT', `/api/v1/webhooks/${s.slug}/${hook.id}?rotateSecret=true`, { token: admin, body: {} });
+      const rotated = await app.request<WebhookBody>('PUT', `/api/v1/webhooks/${s.slug}/${hook.id}?rotateSecret=true`, { token: app.admin, body: {} });
       await s.data().mutate([{ create: { _type: 'rotated' } }]);
       const [request] = await target.waitFor(1);
       const check = (secret: string) =>
@@ -330,7 +326,7 @@ describe(`webhooks (${testEngine})`, () => {
       await s.hook({ url: target.url, events: ['asset.upload'] });
       const form = new FormData();
       form.append('file', new Blob([Buffer.from('hello')]), 'hello.txt');
-      const upload = await fetch(`${app.url}/api/v1/assets/production`, { method: 'POST', headers: { authorization: `Bearer ${admin}`, 'x-project': s.slug }, body: form });
+      const upload = await fetch(`${app.url}/api/v1/assets/production`, { method: 'POST', headers: { authorization: `Bearer ${app.admin}`, 'x-project': s.slug }, body: form });
       const { assetId } = (await upload.json()) as { assetId: string };
       const [request] = await target.waitFor(1);
       expect(JSON.parse(request!.rawBody)).toEqual({ event: 'asset.upload', dataset: 'production', assetId, assetType: 'file', timestamp: expect.any(String) });
