@@ -146,6 +146,15 @@ describe(`hostile inputs (${testEngine})`, () => {
     );
   });
 
+  it('answers queries whose text or parameters hold NUL characters (PostgreSQL text cannot) with a status below 500', async () => {
+    const queries = ['*[text match "\\u0000"]._id', '*[text match "a\\u0000b*"]._id', '*[text == "\\u0000"]._id', '*[text match $p]._id', '*[text == $p]._id', '*[_id in [$p]]._id', '*[_type == $p]._id', '*[_id > $p][0..2]._id', '*[_type > $p][0..2]._id', '*[text > $p][0..2]._id', '*[_id in path($p)]._id', '*[_id in path("a\\u0000.**")]._id', '*[references($p)]._id', '*[_id == "doc-1"]{"r": *[references(^.text + $p)]._id}'];
+    for (const query of queries) {
+      const response = await post('/data/query/production', JSON.stringify({ query, params: { p: 'he\u0000llo' } }));
+      expectHandled(response, query);
+      expect(response.status, query).toBe(200);
+    }
+  });
+
   it('answers every generated import, as NDJSON and as a JSON array, with a status below 500', async () => {
     const line = fc.oneof(hostileDocument, deepNesting.map((deep) => `{"_type":"thing","deep":${deep}}`), malformedJson, hostileJson);
     await fc.assert(

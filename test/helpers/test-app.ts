@@ -67,7 +67,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
     RATE_LIMIT_AUTH_PER_MINUTE: '100000',
     ...env,
   });
-  const services = await createServices(config, { ...(db.schema ? { schema: db.schema } : {}), log: createLogger('silent') });
+  const services = await createServices(config, { ...(db.schema ? { schema: db.schema } : {}), log: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent') });
   if (options.workers) startWorkers(services);
   await bootstrapAdmin(config, services.store, services.users);
   const app = await buildApp(services, options.tls ? { tls: options.tls } : {});

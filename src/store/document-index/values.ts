@@ -52,13 +52,14 @@ function decodeNumber(encoded: string): number {
 
 /** The length of a string if the index can hold it whole, else where its stored prefix ends. */
 function storableLength(text: string): number {
-  // The first character a whole string cannot hold: a lone surrogate, or the marker itself.
+  // The first character a whole string cannot hold: a lone surrogate, the marker itself, or U+0000
+  // (which no document holds, and PostgreSQL's text cannot carry).
   let bad = text.length;
   const scan = Math.min(text.length, MAX_INDEXED_STRING);
   for (let i = 0; i < scan; i++) {
     const c = text.charCodeAt(i);
-    if (c < 0xd800) continue;
-    if (c <= 0xdbff) {
+    if (c < 0xd800 && c !== 0) continue;
+    if (c >= 0xd800 && c <= 0xdbff) {
       const next = text.charCodeAt(i + 1);
       if (next >= 0xdc00 && next <= 0xdfff) {
         i++;
@@ -104,10 +105,13 @@ export function isWholeString(text: string): boolean {
 
 /**
  * A string whose order against every indexed value is GROQ's: held whole, short enough that a
- * truncated value's marker cannot decide a comparison with it, and below the surrogates.
+ * truncated value's marker cannot decide a comparison with it, below the surrogates, and without U+0000.
  */
 export function isOrderSafeString(text: string): boolean {
   if (text.length > MAX_INDEXED_STRING - 2) return false;
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) >= 0xd800) return false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0xd800 || c === 0) return false;
+  }
   return true;
 }

@@ -77,8 +77,10 @@ export class ConditionTranslator {
         const falses = parts.map((c) => c.whenFalse);
         return constraint.kind === 'and' ? { whenTrue: and(trues), whenFalse: or(falses) } : { whenTrue: or(trues), whenFalse: and(falses) };
       }
-      case 'references':
-        return twoValued(constraint.ids.length === 0 ? NONE : { kind: 'references', ids: constraint.ids });
+      case 'references': {
+        const ids = constraint.ids.filter(isStorableText);
+        return twoValued(ids.length === 0 ? NONE : { kind: 'references', ids });
+      }
       case 'defined':
         return this.defined(constraint.path);
       case 'compare':
@@ -142,8 +144,9 @@ export class ConditionTranslator {
     if (literals === null) return NONE;
     if (isColumn(path) || !isIndexedPath(path)) return null;
     const texts = new Set<string>();
-    // A text's dots at word edges are removed before matching, and SQL removes all of them.
-    for (const literal of literals) for (const run of literal.replace(/\./g, '').match(/[\0-\x7f]+/g) ?? []) texts.add(run.toLowerCase());
+    // A text's dots at word edges are removed before matching, and SQL removes all of them; runs of
+    // ASCII without U+0000, which PostgreSQL cannot carry (and no document holds).
+    for (const literal of literals) for (const run of literal.replace(/\./g, '').match(/[^\0\u0080-\uffff]+/g) ?? []) texts.add(run.toLowerCase());
     if (texts.size === 0) return null;
     const key = path.join('.');
     return or([{ kind: 'contains', path: key, texts: [...texts] }, this.ofShapes((shape) => shape.paths.get(key) === 'a')]);
@@ -164,7 +167,7 @@ export class ConditionTranslator {
     // Arrays, objects (and datetimes, which documents never hold) equal nothing.
     if (typeof value !== 'string' && typeof value !== 'number' && typeof value !== 'boolean') return twoValued(NONE);
     if (isColumn(path)) {
-      if (typeof value !== 'string') return twoValued(NONE);
+      if (typeof value !== 'string' || !isStorableText(value)) return twoValued(NONE);
       return twoValued(path[0] === '_id' ? { kind: 'id', ids: [value] } : { kind: 'type', types: [value] });
     }
     if (!isIndexedPath(path) || (typeof value === 'string' && !isWholeString(value))) return null;
@@ -179,7 +182,7 @@ export class ConditionTranslator {
     if (isColumn(path)) {
       if (typeof value !== 'string') return { whenTrue: NONE, whenFalse: NONE };
       // Ids are ASCII, so their order is GROQ's against any string; types are any text.
-      if (path[0] === '_type') return null;
+      if (path[0] === '_type' || !isStorableText(value)) return null;
       const range = (o: typeof op): DocumentCondition =>
         o === '<' || o === '<=' ? { kind: 'idRange', high: { value, inclusive: o === '<=' } } : { kind: 'idRange', low: { value, inclusive: o === '>=' } };
       return { whenTrue: range(op), whenFalse: range(COMPLEMENT[op]) };
@@ -198,6 +201,7 @@ export class ConditionTranslator {
   /** `_id in path(pattern)`: a literal id, or a literal prefix followed by `.**`. */
   private matchId(path: FieldPath, pattern: string): Conditions | null {
     if (path.length !== 1 || path[0] !== '_id') return null;
+    if (!isStorableText(pattern)) return twoValued(NONE);
     const segments = pattern.split('.');
     if (pattern === '**') return twoValued(ALL);
     if (segments.every((s) => s !== '*' && s !== '**')) return twoValued({ kind: 'id', ids: [pattern] });
@@ -210,6 +214,11 @@ export class ConditionTranslator {
 }
 
 const COMPLEMENT = { '<': '>=', '<=': '>', '>': '<=', '>=': '<' } as const;
+
+/** No document holds U+0000 (PostgreSQL's text cannot carry it): a value with one equals no id, type or reference. */
+function isStorableText(text: string): boolean {
+  return !text.includes('\u0000');
+}
 
 function isColumn(path: FieldPath): boolean {
   return path.length === 1 && (path[0] === '_id' || path[0] === '_type');
