@@ -5,6 +5,7 @@ import { requireProjectRole } from '../access/access-control.ts';
 import { actorIdOf } from './actor.ts';
 import { baseIdOf, draftIdOf } from './document-ids.ts';
 import { runContentTransaction } from './transactions.ts';
+import { TransactionHistory, type DocumentsAt, type TransactionLine, type TransactionQuery } from './transaction-history.ts';
 
 export interface RevisionListItem {
   id: string;
@@ -21,14 +22,30 @@ export interface RevisionView extends RevisionListItem {
 export const HISTORY_DEFAULT_LIMIT = 50;
 export const HISTORY_MAX_LIMIT = 100;
 
-/** Revision history per base id: list, read, restore (DESIGN.md "History"). */
+/**
+ * Revision history per base id: list, read, restore (the draft and the published document share
+ * one history; a restore writes the draft); and Sanity's History API over the change log:
+ * transactions with their effects, documents at a revision or a time.
+ */
 export class HistoryService {
   private readonly store: Store;
   private readonly now: () => Date;
+  private readonly log: TransactionHistory;
 
   constructor(store: Store, now: () => Date = () => new Date()) {
     this.store = store;
     this.now = now;
+    this.log = new TransactionHistory(store);
+  }
+
+  /** The transactions that touched some documents, as Sanity's NDJSON lines (read lazily). */
+  transactions(actor: Principal, project: ProjectRecord, dataset: string, query: TransactionQuery): Promise<AsyncIterable<TransactionLine>> {
+    return this.log.transactions(actor, project, dataset, query);
+  }
+
+  /** Documents as they were at a revision (transaction id), a time, or last before deletion. */
+  documentsAt(actor: Principal, project: ProjectRecord, dataset: string, ids: readonly string[], at: DocumentsAt): Promise<{ documents: StoredDocument[] }> {
+    return this.log.documentsAt(actor, project, dataset, ids, at);
   }
 
   async list(actor: Principal, project: ProjectRecord, dataset: string, id: string, limit: number, offset: number) {

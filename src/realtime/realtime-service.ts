@@ -5,7 +5,6 @@ import type { Principal } from '../access/principal.ts';
 import { requireProjectRole } from '../access/access-control.ts';
 import { AppError } from '../errors.ts';
 import { ChangeFeed } from './change-feed.ts';
-import { RetentionPruner } from '../lifecycle/retention-pruner.ts';
 import { DocumentStates } from './document-states.ts';
 import { compileListenFilter, type ListenFilter } from './listen-filter.ts';
 import { ListenerRegistry, type Listener } from './listener-registry.ts';
@@ -19,8 +18,6 @@ export interface RealtimeSettings {
   recheckMs: number;
   /** How often the change log is read when no signal came. */
   pollIntervalMs: number;
-  retentionMs: number;
-  pruneIntervalMs: number;
 }
 
 export const DEFAULT_REALTIME_SETTINGS: Readonly<RealtimeSettings> = {
@@ -29,8 +26,6 @@ export const DEFAULT_REALTIME_SETTINGS: Readonly<RealtimeSettings> = {
   maxBufferedBytes: 4 * 1024 * 1024,
   recheckMs: 60_000,
   pollIntervalMs: 1_000,
-  retentionMs: 24 * 60 * 60_000,
-  pruneIntervalMs: 60 * 60_000,
 };
 
 /** How a connection's access is checked again while it is open. */
@@ -62,7 +57,6 @@ export class RealtimeService {
   private readonly signal: ChangeSignal;
   private readonly log: Logger;
   private readonly feed: ChangeFeed;
-  private readonly pruner: RetentionPruner;
   private readonly sessions = new Set<ListenSession>();
   private webSockets = 0;
   private starting: Promise<void> | undefined;
@@ -74,7 +68,6 @@ export class RealtimeService {
     this.log = log;
     this.settings = { ...DEFAULT_REALTIME_SETTINGS, ...settings };
     this.feed = new ChangeFeed(store, this.registry, new DocumentStates(store), log, this.settings);
-    this.pruner = new RetentionPruner('change log', (cutoff, limit) => store.changes.prune(cutoff, limit), log, this.settings);
   }
 
   /** Starts reading the change log; idempotent, and done by the first subscription if not before. */
@@ -84,7 +77,6 @@ export class RealtimeService {
       // Without the signal, changes still arrive by polling; it reconnects by itself.
       await this.signal.start().catch((error: unknown) => this.log.warn({ err: error }, 'change signal unavailable; polling meanwhile'));
       await this.feed.start();
-      this.pruner.start();
       this.scheduleRecheck();
     })().catch((error: unknown) => {
       this.starting = undefined;
@@ -99,16 +91,10 @@ export class RealtimeService {
     await this.starting?.catch(() => undefined);
     clearTimeout(this.recheckTimer);
     this.recheckTimer = undefined;
-    this.pruner.stop();
     this.unsubscribeSignal?.();
     await this.feed.stop();
     await this.signal.close();
     this.starting = undefined;
-  }
-
-  /** Deletes changes older than the retention now (it also happens every `pruneIntervalMs`). */
-  prune(): Promise<number> {
-    return this.pruner.prune();
   }
 
   /** Throws 403 unless the principal may query the dataset (listening needs what queries need). */

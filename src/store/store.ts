@@ -19,6 +19,7 @@ import { WebhookRepository } from './repos/webhooks.ts';
 import { DeliveryRepository } from './repos/webhook-deliveries.ts';
 import { WorkerCursorRepository } from './repos/worker-cursors.ts';
 import { DocumentChangeRepository } from './repos/document-changes.ts';
+import { TransactionLogRepository } from './repos/transaction-log.ts';
 
 /** The repositories, bound either to the database or to one open transaction. */
 export interface Repositories {
@@ -41,6 +42,8 @@ export interface Repositories {
   readonly cursors: WorkerCursorRepository;
   /** Every document change in commit order, for real-time listeners. */
   readonly changes: DocumentChangeRepository;
+  /** The same log read as history: a document's transactions, a transaction's documents (Sanity's History API). */
+  readonly transactionLog: TransactionLogRepository;
 }
 
 /** What the query planner reads: documents by id, and the document index. */
@@ -81,6 +84,7 @@ function repositories(db: SqlExecutor, documentsWritten?: (documents: number) =>
     deliveries: new DeliveryRepository(db),
     cursors: new WorkerCursorRepository(db),
     changes: new DocumentChangeRepository(db),
+    transactionLog: new TransactionLogRepository(db),
   };
 }
 

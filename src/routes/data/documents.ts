@@ -4,11 +4,7 @@ import { principalOf } from '../../http/request-context.ts';
 import { dataProject } from '../../http/data-project.ts';
 import { bearerSecurity, errorResponses } from '../../http/schemas.ts';
 import { isSanityDialect } from '../../http/api-dialect.ts';
-import { datasetParam, datasetParams, documentSchema, languageQuery, projectQuery } from './schemas.ts';
-import { DOCUMENT_ID_PATTERN } from '../../content/document-ids.ts';
-
-/** One id, or up to 100 comma-separated ids. */
-const DOCUMENT_IDS_PATTERN = `^(?:${DOCUMENT_ID_PATTERN.slice(1, -1)})(?:,(?:${DOCUMENT_ID_PATTERN.slice(1, -1)})){0,99}$`;
+import { datasetParam, datasetParams, documentIdsParam, documentSchema, languageQuery, projectQuery } from './schemas.ts';
 
 export const documentRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
   app.get<{ Params: { dataset: string; documentId: string }; Querystring: { language?: string } }>(
@@ -24,7 +20,7 @@ export const documentRoutes: FastifyPluginAsync<{ services: Services }> = async 
         security: bearerSecurity,
         params: {
           type: 'object',
-          properties: { dataset: datasetParam, documentId: { type: 'string', pattern: DOCUMENT_IDS_PATTERN } },
+          properties: { dataset: datasetParam, documentId: documentIdsParam },
           required: ['dataset', 'documentId'],
         },
         querystring: { type: 'object', properties: { ...languageQuery, ...projectQuery, tag: { type: 'string' } } },

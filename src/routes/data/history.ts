@@ -5,6 +5,7 @@ import { dataProject } from '../../http/data-project.ts';
 import { bearerSecurity, errorResponses, paginationQuery } from '../../http/schemas.ts';
 import { HISTORY_DEFAULT_LIMIT, HISTORY_MAX_LIMIT } from '../../content/history-service.ts';
 import { datasetParam, documentIdParam, documentParams, documentSchema, projectQuery } from './schemas.ts';
+import { registerSanityHistoryRoutes } from './history-transactions.ts';
 
 const revisionParams = {
   type: 'object',
@@ -21,6 +22,9 @@ const revisionItem = {
 type RevisionRequest = { Params: { dataset: string; documentId: string; revision: number } };
 
 export const historyRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
+  // Sanity's History API: /transactions/:ids and /documents/:ids win over /:documentId/:revision.
+  registerSanityHistoryRoutes(app, services);
+
   app.get<{ Params: { dataset: string; documentId: string }; Querystring: { limit: number; offset: number } }>(
     '/data/history/:dataset/:documentId',
     {

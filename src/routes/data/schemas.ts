@@ -4,6 +4,9 @@ import { DATASET_PATTERN } from '../../projects/validation.ts';
 /** Schemas shared by the /data routes. */
 export const datasetParam = { type: 'string', pattern: DATASET_PATTERN } as const;
 export const documentIdParam = { type: 'string', pattern: DOCUMENT_ID_PATTERN } as const;
+/** One id, or up to 100 comma-separated ids. */
+export const DOCUMENT_IDS_PATTERN = `^(?:${DOCUMENT_ID_PATTERN.slice(1, -1)})(?:,(?:${DOCUMENT_ID_PATTERN.slice(1, -1)})){0,99}$`;
+export const documentIdsParam = { type: 'string', pattern: DOCUMENT_IDS_PATTERN } as const;
 
 export const datasetParams = { type: 'object', properties: { dataset: datasetParam }, required: ['dataset'] } as const;
 export const documentParams = {

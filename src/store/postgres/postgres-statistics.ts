@@ -1,8 +1,12 @@
 import type { Database, SqlExecutor } from '../sql.ts';
 import type { PlannerStatisticsEngine, RefreshOutcome } from '../planner-statistics.ts';
 
-/** The tables the query planner's statements read (src/store/document-index). */
-export const PLANNER_TABLES = ['documents', 'document_values', 'document_entries', 'document_shapes', 'document_references'] as const;
+/**
+ * The tables whose statements need statistics to be planned well: the query planner's
+ * (src/store/document-index), and the revisions and the change log that history reads by
+ * transaction id (without statistics PostgreSQL read a dataset's whole change log for 50 ids).
+ */
+export const PLANNER_TABLES = ['documents', 'document_values', 'document_entries', 'document_shapes', 'document_references', 'revisions', 'document_changes'] as const;
 
 /** Changes that make a table's statistics stale: autovacuum's own rule and settings (50 + 10% of its rows by default). */
 const STALE_AFTER = (rows: string) =>

@@ -25,16 +25,17 @@ export interface DocumentChangeRecord {
 /** Where a reader of the change log is: after `seq` of the transaction ordered `order`. */
 export type ChangePosition = LogPosition;
 
-export interface StoredDocumentChange extends DocumentChangeRecord {
+/** A change as read back from the log, without its project and dataset. */
+export type LoggedChangeFields = Omit<DocumentChangeRecord, 'projectId' | 'dataset' | 'mutations'> & { mutations: readonly unknown[] | null };
+
+export interface StoredDocumentChange extends LoggedChangeFields {
   position: ChangePosition;
-  mutations: readonly unknown[] | null;
+  projectId: string;
+  dataset: string;
 }
 
-interface ChangeRow {
-  seq: number;
-  commit_order: string;
-  project_id: string;
-  dataset: string;
+/** A row of document_changes: the columns of a change, as both readers of the log select them. */
+export interface ChangeRow {
   document_id: string;
   transaction_id: string;
   previous_rev: string | null;
@@ -42,6 +43,26 @@ interface ChangeRow {
   actor: string | null;
   created_at: string;
   mutations: string | null;
+}
+
+/** A row's change. */
+export function loggedChangeOf(row: ChangeRow): LoggedChangeFields {
+  return {
+    documentId: row.document_id,
+    transactionId: row.transaction_id,
+    previousRev: row.previous_rev,
+    resultRev: row.result_rev,
+    actor: row.actor,
+    createdAt: row.created_at,
+    mutations: row.mutations === null ? null : (JSON.parse(row.mutations) as unknown[]),
+  };
+}
+
+interface FeedRow extends ChangeRow {
+  seq: number;
+  commit_order: string;
+  project_id: string;
+  dataset: string;
 }
 
 const ROWS_PER_STATEMENT = 500;
@@ -73,7 +94,8 @@ const DIALECTS: Record<Dialect, DialectSql> = {
 
 /**
  * The change log that drives real-time listeners: durable, written with the change, read in
- * commit order. Readers keep their position in memory and start at `head()`.
+ * commit order. Readers keep their position in memory and start at `head()`. It is kept for good:
+ * the transaction history reads it too (transaction-log.ts, migration 011).
  */
 export class DocumentChangeRepository {
   private readonly db: SqlExecutor;
@@ -115,19 +137,8 @@ export class DocumentChangeRepository {
   /** Committed changes after `position`, in commit order. */
   async after(position: ChangePosition, limit: number): Promise<StoredDocumentChange[]> {
     const read = readAfter(this.db.dialect, 'document_changes', COLUMNS, position, limit);
-    const rows = await this.db.all<ChangeRow>(read);
-    return rows.map((row) => ({
-      position: positionOf(row),
-      projectId: row.project_id,
-      dataset: row.dataset,
-      documentId: row.document_id,
-      transactionId: row.transaction_id,
-      previousRev: row.previous_rev,
-      resultRev: row.result_rev,
-      actor: row.actor,
-      createdAt: row.created_at,
-      mutations: row.mutations === null ? null : (JSON.parse(row.mutations) as unknown[]),
-    }));
+    const rows = await this.db.all<FeedRow>(read);
+    return rows.map((row) => ({ position: positionOf(row), projectId: row.project_id, dataset: row.dataset, ...loggedChangeOf(row) }));
   }
 
   /**
@@ -156,10 +167,5 @@ export class DocumentChangeRepository {
       for (const row of rows) revs.set(row.id, row.rev);
     }
     return revs;
-  }
-
-  /** Deletes up to `limit` changes written before `createdAt`; resolves to how many. */
-  async prune(createdAt: string, limit: number): Promise<number> {
-    return this.db.run('DELETE FROM document_changes WHERE seq IN (SELECT seq FROM document_changes WHERE created_at < ? LIMIT ?)', [createdAt, limit]);
   }
 }

@@ -1,5 +1,6 @@
 import { binaryJsonColumn, jsonColumn, type Dialect, type SqlExecutor } from '../sql.ts';
 import type { RevisionRecord, StoredDocument } from '../records.ts';
+import { list, raw, sql } from '../sql-fragment.ts';
 
 interface RevisionRow {
   id: string;
@@ -16,6 +17,7 @@ interface RevisionRow {
 
 // 10 values a row: well under both engines' limits on bound parameters.
 const ROWS_PER_STATEMENT = 500;
+const BASE_IDS_IN_STATEMENT = 200;
 const COLUMNS = 'id, project_id, dataset, document_id, revision, is_draft, transaction_id, content, changed_by, created_at';
 /** The document a revision describes: its draft or its published form. */
 const CURRENT_CONTENT = `SELECT d.content FROM documents d WHERE d.project_id = revisions.project_id AND d.dataset = revisions.dataset
@@ -43,6 +45,11 @@ function toRecord(row: RevisionRow): RevisionRecord {
 
 export type NewRevision = Omit<RevisionRecord, 'content'>;
 
+/** Identifies the revision a transaction wrote to one form (draft or published) of a base id. */
+export function revisionKey(baseId: string, isDraft: boolean, transactionId: string): string {
+  return `${isDraft ? 'd' : 'p'}\u0000${baseId}\u0000${transactionId}`;
+}
+
 export type RevisionSummary = Pick<RevisionRecord, 'id' | 'revision' | 'isDraft' | 'changedBy' | 'createdAt'>;
 
 /** Full snapshots of every change, numbered per base id. */
@@ -63,12 +70,18 @@ export class RevisionRepository {
   }
 
   /**
-   * Whether no earlier transaction of the dataset wrote a revision under this id. The id is locked
-   * until the caller's transaction ends, so two transactions choosing it at once are told apart.
+   * Whether no earlier transaction of the dataset wrote (or deleted) anything under this id. The
+   * id is locked until the caller's transaction ends, so two transactions choosing it at once are
+   * told apart.
    */
   async claimTransactionId(projectId: string, dataset: string, transactionId: string): Promise<boolean> {
     await this.db.lock([`tx:${projectId}:${dataset}:${transactionId}`]);
-    const row = await this.db.get('SELECT 1 AS found FROM revisions WHERE project_id = ? AND dataset = ? AND transaction_id = ? LIMIT 1', [projectId, dataset, transactionId]);
+    // The change log has a row for every transaction that wrote anything, deletions included.
+    const row = await this.db.get('SELECT 1 AS found FROM document_changes WHERE project_id = ? AND dataset = ? AND transaction_id = ? LIMIT 1', [
+      projectId,
+      dataset,
+      transactionId,
+    ]);
     return row === undefined;
   }
 
@@ -153,6 +166,31 @@ export class RevisionRepository {
       [projectId, dataset, documentId, revision],
     );
     return row && toRecord(row);
+  }
+
+  /**
+   * The contents of the revisions that these transactions wrote to these base ids (the draft and
+   * the published form), keyed by `revisionKey`: the versions a history shows, in one statement.
+   */
+  async contents(projectId: string, dataset: string, baseIds: readonly string[], transactionIds: readonly string[]): Promise<Map<string, StoredDocument>> {
+    const found = new Map<string, StoredDocument>();
+    if (baseIds.length === 0) return found;
+    const content = binaryJsonColumn(this.db.dialect, `COALESCE(content, (${CURRENT_CONTENT}))`);
+    // A few base ids narrow the statement; many (a transaction that wrote thousands) are matched here.
+    const named = baseIds.length <= BASE_IDS_IN_STATEMENT ? baseIds : undefined;
+    const wanted = named ? undefined : new Set(baseIds);
+    for (let start = 0; start < transactionIds.length; start += ROWS_PER_STATEMENT) {
+      const chunk = transactionIds.slice(start, start + ROWS_PER_STATEMENT);
+      const rows = await this.db.all<{ document_id: string; is_draft: number; transaction_id: string; content: unknown }>(
+        sql`SELECT document_id, is_draft, transaction_id, ${raw(content)} AS content FROM revisions
+         WHERE project_id = ${projectId} AND dataset = ${dataset} AND transaction_id IN (${list(chunk)})${named ? sql` AND document_id IN (${list(named)})` : raw('')}`,
+      );
+      for (const row of rows) {
+        if (wanted && !wanted.has(row.document_id)) continue;
+        found.set(revisionKey(row.document_id, Number(row.is_draft) === 1, row.transaction_id), jsonColumn<StoredDocument>(row.content));
+      }
+    }
+    return found;
   }
 
   async exists(projectId: string, dataset: string, documentId: string): Promise<boolean> {
