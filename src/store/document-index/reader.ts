@@ -91,7 +91,7 @@ export class DocumentIndexReader {
         const planOnce = query.limit !== null && query.limit <= PLAN_ONCE_LIMIT && query.offset === 0;
         perQuery = [await this.db.all<RawRow>(compiled[first]!.statement, [], { planOnce })];
       } else {
-        perQuery = await this.dialect.runBatch(this.db, members.map((i) => compiled[i]!), query.select.kind === 'count');
+        perQuery = await this.dialect.runBatch(this.db, members.map((i) => compiled[i]!));
       }
       members.forEach((i, k) => (results[i] = toResult(queries[i]!, compiled[i]!, perQuery[k]!, texts[i]!)));
     }

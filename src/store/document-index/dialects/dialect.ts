@@ -16,13 +16,16 @@ export interface IndexDialect {
   position(text: Sql, needle: Sql): Sql;
   /** The content of the documents row `d` as selected: whole, or the values at some paths. */
   content(select: DocumentSelection): string;
-  /** How each candidate row (aliased `row`) meets its entries row `e`: a join, and its conditions. */
-  joinEntries(row: string, windowed: boolean): { join: string; conditions: string[] };
+  /**
+   * How each candidate row (aliased `row`) meets its entries row `e`: a join, and its conditions.
+   * `window`: the statement has a window, so few of the candidates are read.
+   */
+  joinEntries(row: string, candidates: 'window' | 'all'): { join: string; conditions: string[] };
   /**
    * Runs queries compiled to the same text, with other parameters, as one statement: per query,
    * its rows. (A subquery per document of a page is a thousand such queries.)
    */
-  runBatch(db: SqlExecutor, queries: readonly CompiledQuery[], count: boolean): Promise<RawRow[][]>;
+  runBatch(db: SqlExecutor, queries: readonly CompiledQuery[]): Promise<RawRow[][]>;
   /** The value rows, then the reference rows, of documents whose entries row was just written, in key order. */
   expandEntries(projectId: string, dataset: string, ids: readonly string[]): [values: Sql, references: Sql];
 }

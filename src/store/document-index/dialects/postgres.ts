@@ -27,18 +27,18 @@ export const postgresIndexDialect: IndexDialect = {
   // Given a window of candidates (a page of a scan), PostgreSQL hash-joined it to every entries row
   // of the dataset, a full scan per page: a window takes each candidate's row by its key instead,
   // as SQLite's nested loop does. OFFSET 0 keeps the planner from flattening it back into a join.
-  joinEntries: (row, windowed) =>
-    windowed
+  joinEntries: (row, candidates) =>
+    candidates === 'window'
       ? { join: ` CROSS JOIN LATERAL (SELECT * FROM document_entries e WHERE e.project_id = ${row}.project_id AND e.dataset = ${row}.dataset AND e.id = ${row}.id OFFSET 0) e`, conditions: [] }
       : { join: ' CROSS JOIN document_entries e', conditions: [`e.project_id = ${row}.project_id`, `e.dataset = ${row}.dataset`, `e.id = ${row}.id`] },
 
   /** One statement, one round trip: a LATERAL join over the queries' parameter lists. */
-  async runBatch(db, queries, count) {
+  async runBatch(db, queries) {
     const { statement, resultOrder } = queries[0]!;
     // Text from jsonb has the default collation, which yields to the columns' own ("C" for ids and
     // values): each comparison keeps its index.
     const inner = compileSql(statement, (i) => `(k.p->>${i})`).text;
-    const order = count ? '' : `, ${resultOrder.replace(/(^|, )/g, '$1q.')}`;
+    const order = resultOrder === null ? '' : `, ${resultOrder.replace(/(^|, )/g, '$1q.')}`;
     const rows = await db.all<RawRow & { ord: number }>(
       sql`SELECT k.ord, q.* FROM jsonb_array_elements(${JSON.stringify(queries.map((query) => query.statement.params))}::jsonb) WITH ORDINALITY AS k(p, ord) CROSS JOIN LATERAL (${raw(inner)}) q ORDER BY k.ord${raw(order)}`,
     );

@@ -23,7 +23,7 @@ export const sqliteIndexDialect: IndexDialect = {
    * correlated subquery whose rows come back as one JSON array. Chunks have power-of-two sizes, so
    * that few distinct statements are prepared.
    */
-  async runBatch(db, queries, count) {
+  async runBatch(db, queries) {
     const { statement, columns, resultOrder } = queries[0]!;
     const width = statement.params.length;
     // The query's parameters are the columns of its row of the VALUES table.
@@ -35,7 +35,7 @@ export const sqliteIndexDialect: IndexDialect = {
       const names = Array.from({ length: width }, (_, i) => `, p${i}`).join('');
       const keys = `WITH k(ord${names}) AS (VALUES ${chunk.map(() => `(?${', ?'.repeat(width)})`).join(', ')})`;
       const values = chunk.flatMap((query, i) => [String(i), ...query.statement.params]);
-      if (count) {
+      if (resultOrder === null) {
         const rows = await db.all<{ ord: string; n: number }>(`${keys} SELECT k.ord AS ord, (${inner}) AS n FROM k`, values);
         for (const row of rows) perQuery[start + Number(row.ord)] = [{ id: '', n: row.n }];
         continue;

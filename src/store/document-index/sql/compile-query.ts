@@ -28,8 +28,8 @@ export interface CompiledQuery {
   statement: Sql;
   /** The names of the selected columns, in order. */
   columns: readonly string[];
-  /** The statement's order in terms of its columns, for a batch that orders its rows again. */
-  resultOrder: string;
+  /** The statement's order in terms of its columns, for a batch that orders its rows again; null for a count (one row). */
+  resultOrder: string | null;
   /** With a values selection: the column each path's value is read from. */
   valueColumns: readonly string[];
 }
@@ -111,7 +111,7 @@ export function compileQuery(dialect: IndexDialect, scope: Scope, query: Documen
     where.push(raw(`d.project_id = ${rows.alias}.project_id`), raw(`d.dataset = ${rows.alias}.dataset`), raw(`d.id = ${rows.alias}.id`));
   }
   if (joinsEntries) {
-    const entries = dialect.joinEntries(row, query.limit !== null);
+    const entries = dialect.joinEntries(row, query.limit !== null ? 'window' : 'all');
     from = sql`${from}${raw(entries.join)}`;
     where.push(...entries.conditions.map(raw));
   }
@@ -133,7 +133,7 @@ export function compileQuery(dialect: IndexDialect, scope: Scope, query: Documen
     if (query.limit !== null) statement = sql`${statement}${raw(` LIMIT ${Math.max(0, Math.floor(query.limit))} OFFSET ${Math.max(0, Math.floor(query.offset))}`)}`;
     else if (query.offset > 0) throw new Error('BUG: an offset without a limit');
   }
-  const resultOrder = order.kind === 'value' ? `sort_value${direction}, id` : `id${direction}`;
+  const resultOrder = select.kind === 'count' ? null : order.kind === 'value' ? `sort_value${direction}, id` : `id${direction}`;
   return { statement, columns: selected.map(([, name]) => name), resultOrder, valueColumns };
 }
 
