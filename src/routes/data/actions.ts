@@ -3,7 +3,7 @@ import type { Services } from '../../services.ts';
 import { principalOf } from '../../http/request-context.ts';
 import { dataProject } from '../../http/data-project.ts';
 import { bearerSecurity, errorResponses } from '../../http/schemas.ts';
-import { datasetParams, documentSchema, projectQuery } from './schemas.ts';
+import { datasetParams, WRITE_BODY_LIMIT, writeQuery, writeResultSchema, type WriteQuery } from './schemas.ts';
 
 interface ActionsBody {
   actions: unknown;
@@ -12,20 +12,13 @@ interface ActionsBody {
   skipCrossDatasetReferenceValidation?: boolean;
 }
 
-interface ActionsQuery {
-  dryRun?: boolean;
-  transactionId?: string;
-  autoGenerateArrayKeys?: boolean;
-}
-
-const ACTIONS_BODY_LIMIT = 16 * 1024 * 1024;
 
 /** POST /data/actions/:dataset: Sanity's Actions API (Studio 5.25 and later write only through it). */
 export const actionRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
-  app.post<{ Params: { dataset: string }; Querystring: ActionsQuery; Body: ActionsBody }>(
+  app.post<{ Params: { dataset: string }; Querystring: WriteQuery; Body: ActionsBody }>(
     '/data/actions/:dataset',
     {
-      bodyLimit: ACTIONS_BODY_LIMIT,
+      bodyLimit: WRITE_BODY_LIMIT,
       schema: {
         tags: ['documents'],
         summary: "Apply Sanity's document actions in one atomic transaction",
@@ -38,14 +31,7 @@ export const actionRoutes: FastifyPluginAsync<{ services: Services }> = async (a
         params: datasetParams,
         querystring: {
           type: 'object',
-          properties: {
-            dryRun: { type: 'boolean', description: 'Apply, answer, then roll back (also accepted in the body)' },
-            transactionId: { type: 'string', description: 'Use this id for the transaction (also accepted in the body)' },
-            autoGenerateArrayKeys: { type: 'boolean', description: 'Add _key to array objects that have none' },
-            skipCrossDatasetReferenceValidation: { type: 'boolean' },
-            tag: { type: 'string' },
-            ...projectQuery,
-          },
+          properties: { dryRun: { type: 'boolean', description: 'Apply, answer, then roll back (also accepted in the body)' }, ...writeQuery },
         },
         body: {
           type: 'object',
@@ -65,15 +51,7 @@ export const actionRoutes: FastifyPluginAsync<{ services: Services }> = async (a
               results: {
                 type: 'array',
                 description: 'Only in a dry run: each document the transaction would write',
-                items: {
-                  type: 'object',
-                  properties: {
-                    id: { type: 'string' },
-                    operation: { type: 'string', enum: ['create', 'update', 'delete'] },
-                    document: { ...documentSchema, nullable: true },
-                  },
-                  required: ['id', 'operation', 'document'],
-                },
+                items: writeResultSchema(['create', 'update', 'delete'], ['id', 'operation', 'document']),
               },
             },
             required: ['transactionId'],

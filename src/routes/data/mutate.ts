@@ -3,24 +3,19 @@ import type { Services } from '../../services.ts';
 import { principalOf } from '../../http/request-context.ts';
 import { dataProject } from '../../http/data-project.ts';
 import { bearerSecurity, errorResponses } from '../../http/schemas.ts';
-import { datasetParams, documentSchema, projectQuery } from './schemas.ts';
+import { datasetParams, WRITE_BODY_LIMIT, writeQuery, writeResultSchema, type WriteQuery } from './schemas.ts';
 
-interface MutateQuery {
+interface MutateQuery extends WriteQuery {
   returnIds?: boolean;
   returnDocuments?: boolean;
-  dryRun?: boolean;
   visibility?: 'sync' | 'async' | 'deferred';
-  autoGenerateArrayKeys?: boolean;
-  transactionId?: string;
 }
-
-const MUTATE_BODY_LIMIT = 16 * 1024 * 1024;
 
 export const mutateRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
   app.post<{ Params: { dataset: string }; Querystring: MutateQuery; Body: { mutations: unknown; transactionId?: string } }>(
     '/data/mutate/:dataset',
     {
-      bodyLimit: MUTATE_BODY_LIMIT,
+      bodyLimit: WRITE_BODY_LIMIT,
       schema: {
         tags: ['documents'],
         summary: 'Apply mutations in one atomic transaction',
@@ -42,11 +37,7 @@ export const mutateRoutes: FastifyPluginAsync<{ services: Services }> = async (a
               enum: ['sync', 'async', 'deferred'],
               description: 'Accepted for Sanity clients; changes are always visible when the response arrives',
             },
-            autoGenerateArrayKeys: { type: 'boolean', description: 'Add _key to array objects that have none' },
-            transactionId: { type: 'string', description: 'Use this id for the transaction (also accepted in the body)' },
-            skipCrossDatasetReferenceValidation: { type: 'boolean' },
-            tag: { type: 'string' },
-            ...projectQuery,
+            ...writeQuery,
           },
         },
         body: {
@@ -64,15 +55,7 @@ export const mutateRoutes: FastifyPluginAsync<{ services: Services }> = async (a
               transactionId: { type: 'string' },
               results: {
                 type: 'array',
-                items: {
-                  type: 'object',
-                  properties: {
-                    id: { type: 'string' },
-                    operation: { type: 'string', enum: ['create', 'update', 'delete', 'none'] },
-                    document: { ...documentSchema, nullable: true },
-                  },
-                  required: ['id', 'operation'],
-                },
+                items: writeResultSchema(['create', 'update', 'delete', 'none'], ['id', 'operation']),
               },
               documentIds: { type: 'array', items: { type: 'string' } },
             },

@@ -34,3 +34,30 @@ export const documentSchema = {
 export const languageQuery = {
   language: { type: 'string', minLength: 1, maxLength: 35, description: "Resolve localized fields to this language of the project's locales" },
 } as const;
+
+/** Request bodies of the routes that write a transaction (mutations, actions). */
+export const WRITE_BODY_LIMIT = 16 * 1024 * 1024;
+
+/** What every transaction-writing route takes in its query string as Sanity's clients send it. */
+export interface WriteQuery {
+  dryRun?: boolean;
+  transactionId?: string;
+  autoGenerateArrayKeys?: boolean;
+}
+
+export const writeQuery = {
+  autoGenerateArrayKeys: { type: 'boolean', description: 'Add _key to array objects that have none' },
+  transactionId: { type: 'string', description: 'Use this id for the transaction (also accepted in the body)' },
+  skipCrossDatasetReferenceValidation: { type: 'boolean', description: 'Accepted; there are no cross-dataset references' },
+  tag: { type: 'string' },
+  ...projectQuery,
+} as const;
+
+/** One document a transaction wrote (or, in a dry run, would write), as a write answers it. */
+export function writeResultSchema(operations: readonly string[], required: readonly string[]) {
+  return {
+    type: 'object',
+    properties: { id: { type: 'string' }, operation: { type: 'string', enum: operations }, document: { ...documentSchema, nullable: true } },
+    required,
+  } as const;
+}
