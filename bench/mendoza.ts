@@ -4,49 +4,14 @@
 //   node bench/mendoza.ts
 import { effects, encode } from '../src/mendoza/index.ts';
 import { printTable } from './lib/report.ts';
+import { article, SENTENCES } from '../test/mendoza/fixtures.ts';
 
 /** Each measurement is the median of this many batches (robust to a busy machine's pauses). */
 const BATCHES = 41;
 const BATCH_MS = 5;
 
-const SENTENCES = [
-  'The quick brown fox jumps over the lazy dog while the farmer watches from the porch.',
-  'Content modelling starts with the questions editors ask, not with the pages designers draw.',
-  'A headless CMS stores structured content and lets every channel decide how to present it.',
-  'Portable Text keeps rich text as data, so a paragraph can be rendered anywhere.',
-  'Revisions let an editor see who changed what, and when, and undo it if needed.',
-];
-
 type Doc = Record<string, unknown>;
 type Block = { _key: string; _type: string; children: { _key: string; text: string }[] };
-
-function article(blocks: number): Doc {
-  return {
-    _id: 'drafts.article-2024-headless',
-    _type: 'article',
-    _rev: 'Xq3bY9kLmN0pR2sT4uV6wZ',
-    _createdAt: '2024-03-01T09:12:44Z',
-    _updatedAt: '2024-03-04T16:05:10Z',
-    title: 'Why structured content outlives every redesign',
-    slug: { _type: 'slug', current: 'why-structured-content-outlives-every-redesign' },
-    author: { _type: 'reference', _ref: 'author-ada' },
-    categories: [
-      { _key: 'c1', _type: 'reference', _ref: 'category-cms' },
-      { _key: 'c2', _type: 'reference', _ref: 'category-architecture' },
-    ],
-    publishedAt: '2024-03-05T08:00:00Z',
-    body: Array.from({ length: blocks }, (_, b) => ({
-      _key: `block${b}`,
-      _type: 'block',
-      style: b % 5 === 0 ? 'h2' : 'normal',
-      markDefs: b % 3 === 0 ? [{ _key: `link${b}`, _type: 'link', href: `https://example.com/articles/${b}` }] : [],
-      children: [
-        { _key: `span${b}a`, _type: 'span', marks: [], text: `${SENTENCES[b % 5]} ${SENTENCES[(b + 2) % 5]}` },
-        { _key: `span${b}b`, _type: 'span', marks: b % 3 === 0 ? [`link${b}`] : ['strong'], text: `Paragraph ${b} ends here.` },
-      ],
-    })),
-  };
-}
 
 /** The document after an edit, as a separate copy (as the store reads it back), saved a second later. */
 function edited(before: Doc, change: (doc: Doc & { body: Block[] }) => void): Doc {

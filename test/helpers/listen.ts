@@ -1,40 +1,6 @@
 import { WebSocket } from 'ws';
 import type { TestApp } from './test-app.ts';
-
-/** Resolves with the next value `take` returns, waiting for more input as it comes. */
-class Inbox<T> {
-  private readonly items: T[] = [];
-  private readonly waiters = new Set<() => void>();
-
-  push(item: T): void {
-    this.items.push(item);
-    for (const wake of this.waiters) wake();
-  }
-
-  get all(): readonly T[] {
-    return this.items;
-  }
-
-  /** Removes and returns the first item that `match` accepts, waiting up to `timeoutMs` for it. */
-  async take(match: (item: T) => boolean = () => true, timeoutMs = 15_000, what = 'a message'): Promise<T> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const index = this.items.findIndex(match);
-      if (index >= 0) return this.items.splice(index, 1)[0]!;
-      const left = deadline - Date.now();
-      if (left <= 0) throw new Error(`timed out waiting for ${what}; have ${JSON.stringify(this.items).slice(0, 2000)}`);
-      await new Promise<void>((resolve) => {
-        const wake = () => {
-          clearTimeout(timer);
-          this.waiters.delete(wake);
-          resolve();
-        };
-        const timer = setTimeout(wake, left);
-        this.waiters.add(wake);
-      });
-    }
-  }
-}
+import { Inbox } from './inbox.ts';
 
 export type Message = { type: string; [key: string]: unknown };
 

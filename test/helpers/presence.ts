@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { WebSocket } from 'ws';
 import type { TestApp } from './test-app.ts';
+import { Inbox } from './inbox.ts';
 
 export interface RpcFrame {
   jsonrpc: string;
@@ -27,23 +28,19 @@ export function presenceUrl(app: TestApp, project: string, dataset = 'production
  */
 export class PresenceClient {
   readonly socket: WebSocket;
-  readonly frames: RpcFrame[] = [];
+  private readonly inbox = new Inbox<RpcFrame>();
   heartbeats = 0;
   readonly closed: Promise<{ code: number; reason: string }>;
-  private readonly waiters = new Set<() => void>();
 
   private constructor(socket: WebSocket) {
     this.socket = socket;
     socket.on('message', (data) => {
       const text = String(data);
       if (text === '♥') this.heartbeats++;
-      else this.frames.push(JSON.parse(text) as RpcFrame);
-      for (const wake of this.waiters) wake();
+      else this.inbox.push(JSON.parse(text) as RpcFrame);
     });
     this.closed = new Promise((resolve) => socket.on('close', (code, reason) => resolve({ code, reason: reason.toString() })));
-    void this.closed.then(() => {
-      for (const wake of this.waiters) wake();
-    });
+    void this.closed.then(() => this.inbox.end('closed'));
   }
 
   static open(url: string): Promise<PresenceClient> {
@@ -92,29 +89,17 @@ export class PresenceClient {
 
   /** Presence events received and not taken yet. */
   events(): PresenceResult[] {
-    return this.frames.filter((frame) => frame.method === 'presence_subscription').map((frame) => frame.params!.result);
+    return this.inbox.all.filter((frame) => frame.method === 'presence_subscription').map((frame) => frame.params!.result);
+  }
+
+  /** Frames received and not taken yet. */
+  get frames(): readonly RpcFrame[] {
+    return this.inbox.all;
   }
 
   /** Removes and returns the first frame `match` accepts, waiting up to `timeoutMs`. */
-  async take(match: (frame: RpcFrame) => boolean, what: string, timeoutMs = 10_000): Promise<RpcFrame> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const index = this.frames.findIndex(match);
-      if (index >= 0) return this.frames.splice(index, 1)[0]!;
-      const left = deadline - Date.now();
-      if (left <= 0 || this.socket.readyState === WebSocket.CLOSED) {
-        throw new Error(`no ${what} (${this.socket.readyState === WebSocket.CLOSED ? 'closed' : 'timed out'}); have ${JSON.stringify(this.frames).slice(0, 1500)}`);
-      }
-      await new Promise<void>((resolve) => {
-        const wake = () => {
-          clearTimeout(timer);
-          this.waiters.delete(wake);
-          resolve();
-        };
-        const timer = setTimeout(wake, left);
-        this.waiters.add(wake);
-      });
-    }
+  take(match: (frame: RpcFrame) => boolean, what: string, timeoutMs = 10_000): Promise<RpcFrame> {
+    return this.inbox.take(match, timeoutMs, what);
   }
 
   async close(): Promise<void> {

@@ -1,5 +1,5 @@
 // A realistic stored document: an article with a Portable Text body of about 4.7 KB in all (as JSON).
-const SENTENCES = [
+export const SENTENCES = [
   'The quick brown fox jumps over the lazy dog while the farmer watches from the porch.',
   'Content modelling starts with the questions editors ask, not with the pages designers draw.',
   'A headless CMS stores structured content and lets every channel decide how to present it.',
@@ -7,8 +7,9 @@ const SENTENCES = [
   'Revisions let an editor see who changed what, and when, and undo it if needed.',
 ];
 
-export function article(): Record<string, unknown> {
-  const body = Array.from({ length: 10 }, (_, b) => ({
+/** The article with `blocks` paragraphs in its body (10: about 4.7 KB). */
+export function article(blocks = 10): Record<string, unknown> {
+  const body = Array.from({ length: blocks }, (_, b) => ({
     _key: `block${b}`,
     _type: 'block',
     style: b % 5 === 0 ? 'h2' : 'normal',
