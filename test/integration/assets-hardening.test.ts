@@ -7,6 +7,7 @@ import { expectErrorBody, startTestApp, type ApiResponse, type TestApp } from '.
 import { createProject, type TestProject } from '../helpers/fixtures.ts';
 import { largeJpeg, solidPng } from '../helpers/images.ts';
 import { testEngine } from '../helpers/engine.ts';
+import { postAsset } from '../helpers/assets.ts';
 import { prototypeSnapshot } from '../adversarial/invariants.ts';
 
 interface Uploaded {
@@ -25,13 +26,7 @@ async function startAssetApp(env: Record<string, string> = {}) {
 }
 
 async function upload(app: TestApp, admin: string, project: TestProject, bytes: Buffer, filename: string): Promise<Uploaded> {
-  const form = new FormData();
-  form.append('file', new Blob([bytes]), filename);
-  const response = await fetch(`${app.url}/api/v1/assets/production`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${admin}`, 'x-project': project.slug },
-    body: form,
-  });
+  const response = await postAsset(app, admin, project.slug, bytes, filename);
   expect(response.status).toBe(201);
   return (await response.json()) as Uploaded;
 }

@@ -14,6 +14,7 @@ import { startS3Server, type TestS3Server } from '../helpers/s3-server.ts';
 import { loadConfig } from '../../src/config.ts';
 import { S3BlobStore } from '../../src/assets/s3-blob-store.ts';
 import { AppError } from '../../src/errors.ts';
+import { postAsset } from '../helpers/assets.ts';
 
 interface Upload {
   _id: string;
@@ -54,13 +55,7 @@ describe(`assets in an S3-compatible bucket (${testEngine})`, () => {
   });
 
   async function upload(app: TestApp, bytes: Buffer, filename: string) {
-    const form = new FormData();
-    form.append('file', new Blob([bytes]), filename);
-    const response = await fetch(`${app.url}/api/v1/assets/production`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${admin}`, 'x-project': project.slug },
-      body: form,
-    });
+    const response = await postAsset(app, admin, project.slug, bytes, filename);
     return { status: response.status, body: (await response.json()) as Upload };
   }
 

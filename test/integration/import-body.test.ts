@@ -7,15 +7,11 @@ import { createProject, type TestProject } from '../helpers/fixtures.ts';
 import { dataClient, ok } from '../helpers/content.ts';
 import { rawRequest, type RawRequest } from '../helpers/raw-request.ts';
 import { testEngine } from '../helpers/engine.ts';
+import type { ImportResult } from '../../src/import-export/import-service.ts';
 import { FORBIDDEN_KEYS_MESSAGE } from '../../src/json/request-json.ts';
 
-interface ImportBody {
-  total: number;
-  created: number;
-  replaced: number;
-  skipped: number;
-  errors: { line: number; error: string }[];
-}
+/** An import's answer (the service's ImportResult, as JSON). */
+type ImportBody = ImportResult;
 
 /** The line limit of an import (the largest mutation body). */
 const MAX_LINE_BYTES = 16 * 1024 * 1024;

@@ -8,14 +8,10 @@ import { expectErrorBody, startTestApp, useTestApp, type TestApp } from '../help
 import { createApiToken, createProject, createUser, type TestProject } from '../helpers/fixtures.ts';
 import { dataClient, ok, outboxEvents } from '../helpers/content.ts';
 import { testEngine } from '../helpers/engine.ts';
+import type { ImportResult } from '../../src/import-export/import-service.ts';
 
-interface ImportBody {
-  total: number;
-  created: number;
-  replaced: number;
-  skipped: number;
-  errors: { line: number; error: string }[];
-}
+/** An import's answer (the service's ImportResult, as JSON). */
+type ImportBody = ImportResult;
 
 const ndjson = (...documents: unknown[]) => documents.map((document) => (typeof document === 'string' ? document : JSON.stringify(document))).join('\n');
 
