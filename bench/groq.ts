@@ -10,11 +10,14 @@ import * as groqJs from 'groq-js';
 import { isDeepStrictEqual } from 'node:util';
 import { createMemorySource, evaluate, parse, prepare } from '../src/groq/index.ts';
 import { printTable, ratio } from './lib/report.ts';
+import { medianMs } from './lib/measure.ts';
 
 const DOCUMENTS = Number(process.env['BENCH_GROQ_DOCS'] ?? 3000);
 /** Each measurement repeats until it has run this long (and at least MIN_RUNS times). */
 const BUDGET_MS = 400;
 const MIN_RUNS = 5;
+/** Median milliseconds of `run`, after a warm-up. */
+const median = (run: () => unknown) => medianMs(run, { warmups: 3, minRuns: MIN_RUNS, budgetMs: BUDGET_MS });
 
 /** mulberry32: a small seeded generator, so that every run benchmarks the same documents. */
 function random(seed: number): () => number {
@@ -79,20 +82,6 @@ const QUERIES: Record<string, string> = {
   'pt::text': '*[_type == "post"][0...200]{"text": pt::text(body)}',
   score: '*[_type == "post"] | score(headline match "lorem", boost(featured, 2))[0...10]{_id, _score}',
 };
-
-/** Median milliseconds of `run`, after a warm-up. */
-async function median(run: () => unknown): Promise<number> {
-  for (let i = 0; i < 3; i++) await run();
-  const times: number[] = [];
-  const started = performance.now();
-  while (times.length < MIN_RUNS || performance.now() - started < BUDGET_MS) {
-    const t = performance.now();
-    await run();
-    times.push(performance.now() - t);
-  }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)] as number;
-}
 
 const ms = (n: number): string => (n < 0.01 ? n.toFixed(4) : n < 1 ? n.toFixed(3) : n.toFixed(1));
 

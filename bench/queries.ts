@@ -25,6 +25,7 @@ import { openStore, StoreDocumentSource, type Store, type StoredDocument } from 
 import { authorId, generateDataset, postId, type Document } from './lib/dataset.ts';
 import { HAND_INDEXES, queryCases, type HandSql, type QueryCase } from './lib/query-cases.ts';
 import { benchPostgresUrl, printTable } from './lib/report.ts';
+import { canonical, medianMs } from './lib/measure.ts';
 
 const DOCUMENTS = Number(process.env.BENCH_QUERY_DOCS ?? 100_000);
 /** groq-js holds every document in memory; beyond this many it is left out. */
@@ -37,28 +38,7 @@ const BUDGET_MS = 400;
 /** The JavaScript heap the memory process may use. */
 const HEAP_LIMIT_MB = 128;
 const MIN_RUNS = 5;
-
-async function median(run: () => Promise<unknown>, minRuns = MIN_RUNS, budget = BUDGET_MS): Promise<number> {
-  await run();
-  const times: number[] = [];
-  const started = performance.now();
-  while (times.length < minRuns || performance.now() - started < budget) {
-    const t = performance.now();
-    await run();
-    times.push(performance.now() - t);
-  }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)]!;
-}
-
-/** JSON with keys sorted (PostgreSQL's jsonb keeps its own key order). */
-function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (typeof value === 'object' && value !== null) {
-    return Object.fromEntries(Object.keys(value).sort().map((key) => [key, canonical((value as Record<string, unknown>)[key])]));
-  }
-  return value ?? null;
-}
+const median = (run: () => unknown, minRuns = MIN_RUNS, budgetMs = BUDGET_MS) => medianMs(run, { minRuns, budgetMs });
 
 interface Engine {
   name: 'sqlite' | 'postgres';
