@@ -1,14 +1,16 @@
 import { defineConfig } from 'vitest/config';
 
 /**
- * The Sanity Studio browser test (test/browser): the built studio/ in Debian's Chromium against a
- * real `cms serve` over HTTPS and HTTP/2. It needs Chromium and a studio build, so `npm test`
- * leaves it out and `npm run test:studio` (a step of .ci/run) runs it on its own.
+ * The Sanity Studio browser tests (test/browser): the built studio/ (or STUDIO_VERSION's folder of
+ * studio/versions/) in Debian's Chromium against a real `cms serve` over HTTPS and HTTP/2. They need
+ * Chromium and a studio build, so `npm test` leaves them out and `npm run test:studio` (a step of
+ * .ci/run) runs them on their own.
  */
 export default defineConfig({
   test: {
     include: ['test/browser/**/*.test.ts'],
-    // One editor's journey, step by step: the steps run in order, and never two files at once.
+    // Each file is a journey whose steps run in order (each starts its own service and Chromium):
+    // never two files at once.
     fileParallelism: false,
     testTimeout: 120_000,
     // Building the studio when it was not built yet takes a minute or two.

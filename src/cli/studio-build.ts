@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -12,10 +12,45 @@ export interface StudioTarget {
   readonly dataset: string;
 }
 
+/** Folders of studio/ that are not the studio's sources. */
+const NOT_SOURCES = new Set(['node_modules', 'dist', '.sanity', '.build', 'versions']);
+
+/**
+ * Other Studio versions: studio/versions/<name>/ holds only a package.json and lockfile. Each is
+ * installed and built in studio/.build/<name>/ (gitignored) with studio/'s own configuration and
+ * schema copied beside it, so every version has a node_modules of its own and one set of sources.
+ */
+export const STUDIO_VERSIONS_DIR = join(STUDIO_PROJECT_DIR, 'versions');
+
+/**
+ * The folder to install and build Studio version `name` in (a folder of studio/versions/), with
+ * studio/'s sources and that version's package files copied in; without a name, studio/ itself.
+ */
+export function studioVersionDir(name?: string): string {
+  if (!name) return STUDIO_PROJECT_DIR;
+  const pins = join(STUDIO_VERSIONS_DIR, name);
+  if (!/^[\w.-]+$/.test(name) || !existsSync(join(pins, 'package.json'))) {
+    const known = existsSync(STUDIO_VERSIONS_DIR) ? readdirSync(STUDIO_VERSIONS_DIR).join(', ') : 'none';
+    throw new Error(`No Studio version "${name}" in studio/versions/ (there: ${known})`);
+  }
+  const dir = join(STUDIO_PROJECT_DIR, '.build', name);
+  mkdirSync(dir, { recursive: true });
+  // Copies and builds, not sources: ESLint (which looks for a configuration from each file's folder
+  // up) skips the whole folder.
+  writeFileSync(join(STUDIO_PROJECT_DIR, '.build', 'eslint.config.mjs'), "export default [{ ignores: ['**/*'] }];\n");
+  for (const entry of readdirSync(STUDIO_PROJECT_DIR, { withFileTypes: true })) {
+    if (NOT_SOURCES.has(entry.name) || entry.name.startsWith('.') || /^package(-lock)?\.json$/.test(entry.name)) continue;
+    rmSync(join(dir, entry.name), { recursive: true, force: true });
+    cpSync(join(STUDIO_PROJECT_DIR, entry.name), join(dir, entry.name), { recursive: true });
+  }
+  for (const file of ['package.json', 'package-lock.json']) {
+    if (existsSync(join(pins, file))) cpSync(join(pins, file), join(dir, file));
+  }
+  return dir;
+}
+
 /** What a build was made from, kept beside it: the same inputs need no new build (30 s and more). */
 const STAMP_FILE = '.cms-build.json';
-/** Folders of studio/ that are not the studio's sources. */
-const NOT_SOURCES = new Set(['node_modules', 'dist', '.sanity']);
 
 type Out = (line: string) => void;
 
@@ -26,10 +61,7 @@ type Out = (line: string) => void;
  */
 export async function prepareStudio(target: StudioTarget, options: { rebuild?: boolean; out: Out }, dir: string = STUDIO_PROJECT_DIR): Promise<string> {
   const { out } = options;
-  if (!existsSync(join(dir, 'node_modules', 'sanity', 'package.json'))) {
-    out('Installing the studio\'s dependencies in studio/ (npm ci, a minute or two the first time)...');
-    await run('npm', ['ci', '--no-audit', '--no-fund'], dir, process.env);
-  }
+  await installStudio(dir, out);
   const outDir = join(dir, 'dist');
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -39,7 +71,7 @@ export async function prepareStudio(target: StudioTarget, options: { rebuild?: b
     DO_NOT_TRACK: '1',
   };
   const stamp = JSON.stringify({ ...target, apiOrigin: env.SANITY_STUDIO_API_ORIGIN ?? null, sources: sourcesHash(dir) });
-  if (!options.rebuild && readStamp(outDir) === stamp && existsSync(join(outDir, 'index.html'))) {
+  if (!options.rebuild && readStamp(join(outDir, STAMP_FILE)) === stamp && existsSync(join(outDir, 'index.html'))) {
     out(`Studio build in ${outDir} is up to date (project ${target.projectId}, dataset ${target.dataset})`);
     return outDir;
   }
@@ -49,9 +81,21 @@ export async function prepareStudio(target: StudioTarget, options: { rebuild?: b
   return outDir;
 }
 
-function readStamp(outDir: string): string | undefined {
+/** The lockfile an install was made from, kept in node_modules: a changed lockfile installs again. */
+const INSTALL_STAMP = join('node_modules', '.cms-lockfile.sha256');
+
+/** Installs the dependencies of the studio in `dir` (npm ci) unless they match its lockfile. */
+export async function installStudio(dir: string, out: Out): Promise<void> {
+  const lock = createHash('sha256').update(readFileSync(join(dir, 'package-lock.json'))).digest('hex');
+  if (readStamp(join(dir, INSTALL_STAMP)) === lock) return;
+  out(`Installing the studio's dependencies in ${dir} (npm ci, a minute or two the first time)...`);
+  await run('npm', ['ci', '--no-audit', '--no-fund'], dir, process.env);
+  writeFileSync(join(dir, INSTALL_STAMP), lock);
+}
+
+function readStamp(file: string): string | undefined {
   try {
-    return readFileSync(join(outDir, STAMP_FILE), 'utf8');
+    return readFileSync(file, 'utf8');
   } catch {
     return undefined;
   }

@@ -6,7 +6,7 @@ import puppeteer, { type Browser, type HTTPRequest, type HTTPResponse, type Page
 
 /** Debian's Chromium (`apt-get install chromium`); CHROMIUM_PATH names another. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-/** Screenshots and logs of the last run (gitignored; CI keeps them as artifacts). */
+/** Screenshots and logs of the last run, a folder per Studio version (gitignored; CI keeps them as artifacts). */
 export const ARTIFACTS = fileURLToPath(new URL('./artifacts/', import.meta.url));
 
 export interface Toast {
@@ -14,9 +14,10 @@ export interface Toast {
   text: string;
 }
 
-/** A headless Chromium with a fresh profile, and what it saw: console, network, toasts. */
+/** One editor's browser context (its own cookies and storage) and what it saw: console, network, toasts. */
 export interface BrowserSession {
-  browser: Browser;
+  /** Names its screenshots and logs (`edna`), so two editors' files stay apart. */
+  label: string;
   page: Page;
   /** Console messages and page errors, in order. */
   console: string[];
@@ -26,12 +27,19 @@ export interface BrowserSession {
   foreign: string[];
   /** Every toast Studio showed so far (recorded in the page, as toasts disappear on their own). */
   toasts(): Promise<Toast[]>;
-  /** Writes a screenshot, and with `logs` the console and network logs, under ARTIFACTS. */
-  save(name: string, options?: { logs?: boolean }): Promise<void>;
+  /** Writes a screenshot, and with `logs` the console and network logs, under `dir`. */
+  save(dir: string, name: string, options?: { logs?: boolean }): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function launchBrowser(origin: string): Promise<BrowserSession> {
+/** A headless Chromium with a fresh profile; each editor gets a context of their own in it. */
+export interface Chromium {
+  browser: Browser;
+  open(origin: string, label: string): Promise<BrowserSession>;
+  close(): Promise<void>;
+}
+
+export async function launchChromium(): Promise<Chromium> {
   const profile = mkdtempSync(join(tmpdir(), 'cms-chromium-'));
   const browser = await puppeteer.launch({
     executablePath: CHROMIUM,
@@ -49,28 +57,38 @@ export async function launchBrowser(origin: string): Promise<BrowserSession> {
       '--window-size=1400,900',
     ],
   });
-  const page = await browser.newPage();
+  return {
+    browser,
+    open: (origin, label) => openSession(browser, origin, label),
+    async close() {
+      await browser.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
+
+async function openSession(browser: Browser, origin: string, label: string): Promise<BrowserSession> {
+  const context = await browser.createBrowserContext();
+  const page = await context.newPage();
   await page.setViewport({ width: 1400, height: 900 });
   await page.evaluateOnNewDocument(recordToasts);
   const session: BrowserSession = {
-    browser,
+    label,
     page,
     console: [],
     network: [],
     foreign: [],
     toasts: () => page.evaluate(() => (window as unknown as { __toasts?: Toast[] }).__toasts ?? []),
-    async save(name, options = {}) {
-      mkdirSync(ARTIFACTS, { recursive: true });
-      await page.screenshot({ path: join(ARTIFACTS, `${name}.png`) }).catch(() => undefined);
+    async save(dir, name, options = {}) {
+      mkdirSync(dir, { recursive: true });
+      const base = join(dir, `${name}.${label}`);
+      await page.screenshot({ path: `${base}.png` }).catch(() => undefined);
       if (options.logs) {
-        writeFileSync(join(ARTIFACTS, `${name}.console.log`), `${session.console.join('\n')}\n`);
-        writeFileSync(join(ARTIFACTS, `${name}.network.log`), `${session.network.join('\n')}\n`);
+        writeFileSync(`${base}.console.log`, `${session.console.join('\n')}\n`);
+        writeFileSync(`${base}.network.log`, `${session.network.join('\n')}\n`);
       }
     },
-    async close() {
-      await browser.close();
-      rmSync(profile, { recursive: true, force: true });
-    },
+    close: () => context.close(),
   };
   page.on('console', (message) => session.console.push(`[${message.type()}] ${message.text()}`));
   page.on('pageerror', (error) => session.console.push(`[pageerror] ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`));

@@ -2,17 +2,20 @@ import type { Page } from 'puppeteer-core';
 import type { BrowserSession } from './browser-session.ts';
 
 /**
- * The editor's journey as named steps. A step runs only when the steps it needs passed (so one
+ * The editors' journey as named steps. A step runs only when the steps it needs passed (so one
  * failure is reported once, not again by everything after it); each passing step leaves a
- * screenshot, a failing one a screenshot with the console and network logs.
+ * screenshot of every editor's page, a failing one also their console and network logs.
  */
 export class Journey {
-  private readonly session: BrowserSession;
+  private readonly sessions: readonly BrowserSession[];
+  private readonly dir: string;
   private readonly passed = new Set<string>();
   private count = 0;
 
-  constructor(session: BrowserSession) {
-    this.session = session;
+  /** `dir`: where the screenshots and logs go; `sessions`: the editors' browser contexts. */
+  constructor(dir: string, sessions: readonly BrowserSession[]) {
+    this.dir = dir;
+    this.sessions = sessions;
   }
 
   async step(name: string, needs: readonly string[], run: () => Promise<void>): Promise<void> {
@@ -20,16 +23,18 @@ export class Journey {
     const file = `${String(this.count).padStart(2, '0')}-${name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/-$/, '')}`;
     const missing = needs.filter((need) => !this.passed.has(need));
     if (missing.length > 0) throw new Error(`not run: it needs ${missing.map((need) => `"${need}"`).join(', ')}, which did not pass`);
-    const toastsBefore = (await this.session.toasts()).length;
+    const toastsBefore = await Promise.all(this.sessions.map(async (session) => (await session.toasts()).length));
     try {
       await run();
       // A warning or error toast fails the step even when its action went through.
-      const bad = (await this.session.toasts()).slice(toastsBefore).filter((toast) => toast.tone === 'critical' || toast.tone === 'caution');
-      if (bad.length > 0) throw new Error(`Studio showed ${bad.map((toast) => `a ${toast.tone} toast: "${toast.text}"`).join('; ')}`);
-      await this.session.save(file);
+      const bad = (await Promise.all(this.sessions.map(async (session, i) => (await session.toasts()).slice(toastsBefore[i]).map((toast) => ({ ...toast, who: session.label })))))
+        .flat()
+        .filter((toast) => toast.tone === 'critical' || toast.tone === 'caution');
+      if (bad.length > 0) throw new Error(`Studio showed ${bad.map((toast) => `${toast.who} a ${toast.tone} toast: "${toast.text}"`).join('; ')}`);
+      await Promise.all(this.sessions.map((session) => session.save(this.dir, file)));
       this.passed.add(name);
     } catch (error) {
-      await this.session.save(`${file}.failed`, { logs: true });
+      await Promise.all(this.sessions.map((session) => session.save(this.dir, `${file}.failed`, { logs: true })));
       throw error;
     }
   }
@@ -75,4 +80,17 @@ export function openDocumentId(url: string): string {
 export async function clickWhenReady(page: Page, selector: string, timeoutMs = 30_000): Promise<void> {
   await page.waitForSelector(selector, { timeout: timeoutMs });
   await page.click(selector);
+}
+
+/**
+ * Clicks `selector` until `appears` is there: a click that lands while Studio renders the document
+ * pane again (its actions load after the form) is lost, and nothing opens.
+ */
+export async function clickUntil(page: Page, selector: string, appears: string, timeoutMs = 30_000): Promise<void> {
+  await until(`${appears} after clicking ${selector}`, async () => {
+    if (await page.$(appears)) return true;
+    await page.click(selector).catch(() => undefined);
+    await page.waitForSelector(appears, { timeout: 3_000 }).catch(() => undefined);
+    return (await page.$(appears)) ? true : undefined;
+  }, timeoutMs);
 }

@@ -1,18 +1,11 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ElementHandle } from 'puppeteer-core';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureLocalCertificate } from '../../src/http/local-certificate.ts';
-import { connectHttp2, type Http2Client } from '../helpers/http2-client.ts';
-import { startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
-import { ADMIN_EMAIL, ADMIN_PASSWORD } from '../helpers/test-app.ts';
-import { launchBrowser, type BrowserSession } from './browser-session.ts';
-import { clickWhenReady, Journey, openDocumentId, settledStatus, until } from './journey.ts';
-import { ensureJourneyStudio, JOURNEY_DATASET, JOURNEY_PROJECT } from './studio-build.ts';
+import type { BrowserSession } from './browser-session.ts';
+import { clickUntil, clickWhenReady, Journey, openDocumentId, settledStatus, until } from './journey.ts';
+import { EDNA, expectedWritePath, signIn, startStudioWorld, writePath, type StudioWorld } from './studio-setup.ts';
 
-const EDITOR = { email: 'edna@example.com', name: 'Edna Editor', password: 'edna-password-1' };
 const AUTHOR = { _id: 'ada-lovelace', _type: 'author', name: 'Ada Lovelace' };
 const WELCOME = { _id: 'welcome', _type: 'post', title: 'Welcome to the blog' };
 const TITLE = 'Notes from the Analytical Engine';
@@ -29,87 +22,32 @@ const STEP = {
   remove: 'deletes the post',
 } as const;
 
-type Doc = Record<string, unknown> & { _id: string };
-
-// Sanity Studio 4.22.1, built from studio/, unchanged, in Debian's Chromium against `cms serve`
-// over HTTPS and HTTP/2: an editor signs in and writes, publishes, illustrates, unpublishes and
-// deletes a post, and the service holds what Studio shows at every step.
+// Sanity Studio, built from studio/ (or STUDIO_VERSION's folder of studio/versions/), unchanged,
+// in Debian's Chromium against `cms serve` over HTTPS and HTTP/2: an editor signs in and writes,
+// publishes, illustrates, unpublishes and deletes a post, and the service holds what Studio shows
+// at every step.
 describe('Sanity Studio: an editor’s journey', () => {
-  let dataDir: string;
-  let server: ServerProcess;
-  let api: Http2Client;
-  let admin: string;
+  let world: StudioWorld;
   let browser: BrowserSession;
   let journey: Journey;
   let postId = '';
-
-  const headers = { 'x-project': JOURNEY_PROJECT };
-  async function stored(id: string): Promise<Doc | undefined> {
-    const response = await api.request<Doc>('GET', `/api/v1/data/doc/${JOURNEY_DATASET}/${id}`, { token: admin, headers });
-    if (response.status === 404) return undefined;
-    if (response.status !== 200) throw new Error(`GET ${id}: ${response.status} ${JSON.stringify(response.body)}`);
-    return response.body;
-  }
-  async function write(mutations: unknown[]): Promise<void> {
-    const response = await api.request('POST', `/api/v1/data/mutate/${JOURNEY_DATASET}`, { token: admin, headers, body: { mutations } });
-    if (response.status !== 200) throw new Error(`mutate: ${response.status} ${JSON.stringify(response.body)}`);
-  }
+  const stored = (id: string) => world.stored(id);
   const page = () => browser.page;
 
   beforeAll(async () => {
-    const studioDir = await ensureJourneyStudio();
-    dataDir = mkdtempSync(join(tmpdir(), 'cms-studio-journey-'));
-    const certificate = await ensureLocalCertificate(join(dataDir, 'tls'));
-    server = await startServerProcess({
-      DATA_DIR: dataDir,
-      STUDIO_DIR: studioDir,
-      TLS_CERT_FILE: certificate.certFile,
-      TLS_KEY_FILE: certificate.keyFile,
-      // The defaults a user gets (the test helper raises them for API tests): Studio's sign-in
-      // session has its own, higher limit (RATE_LIMIT_SESSION_PER_MINUTE).
-      RATE_LIMIT_PER_MINUTE: '',
-      RATE_LIMIT_AUTH_PER_MINUTE: '',
-    });
-    const origin = server.url.replace('127.0.0.1', 'localhost');
-    api = await connectHttp2(server.url, readFileSync(certificate.certFile));
-    const login = await api.request<{ accessToken: string }>('POST', '/api/v1/auth/login', { body: { email: ADMIN_EMAIL, password: ADMIN_PASSWORD } });
-    admin = login.body.accessToken;
-    const project = await api.request('POST', '/api/v1/projects', { token: admin, body: { name: 'Blog', slug: JOURNEY_PROJECT, datasets: [JOURNEY_DATASET] } });
-    expect(project.status, JSON.stringify(project.body)).toBe(201);
-    // Another project with a dataset of the same name: Studio's requests must name theirs.
-    const other = await api.request('POST', '/api/v1/projects', { token: admin, body: { name: 'Shop', slug: 'shop', datasets: [JOURNEY_DATASET] } });
-    expect(other.status, JSON.stringify(other.body)).toBe(201);
-    const editor = await api.request('POST', '/api/v1/users', { token: admin, body: { ...EDITOR, role: 'editor' } });
-    expect(editor.status, JSON.stringify(editor.body)).toBe(201);
-    await write([{ createOrReplace: AUTHOR }, { createOrReplace: WELCOME }]);
-    browser = await launchBrowser(origin);
-    journey = new Journey(browser);
-    await page().goto(`${origin}/`, { waitUntil: 'domcontentloaded' });
+    world = await startStudioWorld('editor', [AUTHOR, WELCOME]);
+    journey = new Journey(world.artifacts, world.sessions);
   });
 
   afterAll(async () => {
-    await browser?.save('99-last', { logs: true });
-    await browser?.close();
-    await api?.close();
-    if (server) {
-      server.child.kill('SIGTERM');
-      await server.exited;
-    }
-    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    if (browser) await browser.save(world.artifacts, '99-last', { logs: true });
+    await world?.close();
   });
 
   it(STEP.signIn, () =>
     journey.step(STEP.signIn, [], async () => {
-      // Studio's "Choose login provider" screen links to the service's /login page.
-      await clickWhenReady(page(), 'a[href*="/login?"]', 60_000);
-      await page().waitForSelector('input[name=email]');
-      await page().type('input[name=email]', EDITOR.email);
-      await page().type('input[name=password]', EDITOR.password);
-      await Promise.all([page().waitForNavigation(), page().click('button[type=submit]')]);
-      await page().waitForSelector('[data-testid="structure-tool-list-pane"]', { timeout: 60_000 });
-      // The navbar's avatar shows the signed-in user.
-      await page().waitForSelector('[data-testid="studio-navbar"]');
-      expect(page().url()).not.toContain('token=');
+      browser = await world.open(EDNA);
+      await signIn(page(), EDNA);
     }));
 
   it(STEP.list, () =>
@@ -157,7 +95,7 @@ describe('Sanity Studio: an editor’s journey', () => {
 
   it(STEP.image, () =>
     journey.step(STEP.image, [STEP.create], async () => {
-      const file = join(dataDir, 'sunrise.png');
+      const file = join(world.dataDir, 'sunrise.png');
       await sharp({ create: { width: 320, height: 200, channels: 3, background: { r: 230, g: 120, b: 40 } } }).png().toFile(file);
       const input = await page().waitForSelector('[data-testid="image-input"] input[type=file]');
       await input!.uploadFile(file);
@@ -204,7 +142,8 @@ describe('Sanity Studio: an editor’s journey', () => {
       // Studio 4.22.1 offers Unpublish only in the Published perspective.
       await clickWhenReady(page(), '[data-testid="global-perspective-menu-button"]');
       await clickWhenReady(page(), '[data-testid="release-published"]');
-      await clickWhenReady(page(), '[data-testid="action-unpublish"]', 30_000);
+      await page().waitForSelector('[data-testid="action-unpublish"]:not([disabled])', { timeout: 30_000 });
+      await clickUntil(page(), '[data-testid="action-unpublish"]', '[data-testid="confirm-button"]');
       // The post has a draft (the image and the author), so Studio asks first; the dialog looks
       // for documents that refer to this one before it enables its button.
       await clickWhenReady(page(), '[data-testid="confirm-button"]:not([disabled])', 30_000);
@@ -229,5 +168,12 @@ describe('Sanity Studio: an editor’s journey', () => {
 
   it('loaded nothing from another origin', () => {
     expect(browser.foreign).toEqual([]);
+  });
+
+  it('wrote through the API its Studio version uses', () => {
+    const expected = expectedWritePath(world.studioVersion);
+    const seen = writePath(browser);
+    expect(seen[expected], `Studio ${world.studioVersion} wrote through ${JSON.stringify(seen)}`).toBeGreaterThan(0);
+    expect(seen[expected === 'actions' ? 'mutate' : 'actions']).toBe(0);
   });
 });
