@@ -1,5 +1,5 @@
 import { createClient } from '@sanity/client';
-import { defineConfig } from 'sanity';
+import { defineConfig, SANITY_VERSION } from 'sanity';
 import { structureTool } from 'sanity/structure';
 import { schemaTypes } from './schemaTypes';
 
@@ -31,14 +31,22 @@ export default defineConfig({
     mode: 'replace',
     providers: [{ name: 'local', title: 'Local', url: `${apiOrigin}/login` }],
   },
-  // Features that need APIs the service does not have (Actions, events, releases, scheduling, tasks).
-  __internal_serverDocumentActions: { enabled: false },
+  // Studio 4 writes through the Actions API unless told not to; told so, it writes through
+  // /data/mutate, which keeps that path used (the 4.22.1 journey). From 5.25 on Studio writes only
+  // through actions and has no such option.
+  ...(SANITY_VERSION.startsWith('4.') ? { __internal_serverDocumentActions: { enabled: false } } : {}),
+  // Features that need APIs the service does not have (events, releases, scheduling, tasks).
   beta: { eventsAPI: { documents: false, releases: false } },
   releases: { enabled: false },
   scheduledPublishing: { enabled: false },
+  // Scheduled drafts are releases of one document (Studio 5 shows them as a tool of their own).
+  scheduledDrafts: { enabled: false },
   tasks: { enabled: false },
   // Comments live in an add-on dataset that Sanity creates for a project; the service has none.
   document: { comments: { enabled: false } },
+  // Studio 6 searches with `text::query()` by default, which the service's GROQ does not have yet;
+  // Studio 4 and 5 use this strategy by default.
+  search: { strategy: 'groqLegacy' },
   plugins: [structureTool()],
   schema: { types: schemaTypes },
 });
