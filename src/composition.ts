@@ -50,6 +50,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
   const schema = config.schemaPath === undefined ? undefined : loadSchema(config.schemaPath);
   const store = openStore(config.databaseUrl, options);
   await store.migrate();
+  log.info({ durability: await store.durability() }, 'store opened (durability: the settings that decide whether an answered write survives a power loss)');
   const passwords = new PasswordHasher(config.bcryptRounds);
   const projects = new ProjectService(store);
   const blobs = await openBlobStore(config).catch(async (error: unknown) => {

@@ -2,6 +2,7 @@ import { countingStatements, type Database, type Dialect, type SqlExecutor, type
 import { migrate, type MigrationResult } from './migrate.ts';
 import { rebuildDocumentIndexIfStale } from './document-index/rebuild.ts';
 import { PlannerStatistics } from './planner-statistics.ts';
+import { sqlDialect } from './dialects/dialect.ts';
 import { DocumentIndexReader } from './document-index/reader.ts';
 import { UserRepository } from './repos/users.ts';
 import { ProjectRepository } from './repos/projects.ts';
@@ -61,6 +62,8 @@ export interface Store extends Repositories {
   migrate(): Promise<MigrationResult>;
   /** Resolves when the database answers; used by health checks. */
   ping(): Promise<void>;
+  /** The engine's settings that decide whether an answered write survives a power loss, by name, as the writer has them. */
+  durability(): Promise<Record<string, string>>;
   close(): Promise<void>;
 }
 
@@ -119,6 +122,11 @@ export function createStoreOn(db: Database): Store {
       return result;
     },
     ping: async () => void (await db.get('SELECT 1 AS ok')),
+    durability: async () => {
+      // In a transaction: on SQLite, the writer's settings (reads go through another connection).
+      const rows = await db.transaction((tx) => tx.all<{ name: string; setting: string }>(sqlDialect(db.dialect).durabilitySettings));
+      return Object.fromEntries(rows.map((row) => [row.name, String(row.setting)]));
+    },
     close: async () => {
       await statistics?.close();
       await db.close();

@@ -37,6 +37,11 @@ export interface SqlDialect {
   logAtOrBefore(position: LogPosition): Sql;
   /** A log's commit order, as an ORDER BY list. */
   readonly logOrder: string;
+  /**
+   * The settings that decide whether an answered (committed) write survives a power loss, as rows
+   * `{name, setting}`: run on the writing connection, whose settings they are on SQLite.
+   */
+  readonly durabilitySettings: string;
 }
 
 const DIALECTS: Record<Dialect, SqlDialect> = { sqlite: sqliteDialect, postgres: postgresDialect };

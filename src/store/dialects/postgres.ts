@@ -16,4 +16,5 @@ export const postgresDialect: SqlDialect = {
         ORDER BY commit_order, seq LIMIT ${limit}`,
   logAtOrBefore: (position) => sql`(commit_order, seq) <= (${position.order}::xid8, ${position.seq})`,
   logOrder: 'commit_order, seq',
+  durabilitySettings: `SELECT name, setting FROM pg_settings WHERE name IN ('fsync', 'synchronous_commit', 'full_page_writes') ORDER BY name`,
 };

@@ -15,4 +15,5 @@ export const sqliteDialect: SqlDialect = {
     sql`SELECT seq, CAST(commit_order AS TEXT) AS commit_order, ${raw(columns)} FROM ${raw(table)} WHERE seq > ${position.seq} ORDER BY seq LIMIT ${limit}`,
   logAtOrBefore: (position) => sql`seq <= ${position.seq}`,
   logOrder: 'seq',
+  durabilitySettings: `SELECT 'synchronous' AS name, CASE synchronous WHEN 0 THEN 'off' WHEN 1 THEN 'normal' WHEN 2 THEN 'full' ELSE 'extra' END AS setting FROM pragma_synchronous()`,
 };
