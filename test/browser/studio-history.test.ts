@@ -151,7 +151,12 @@ describe('Sanity Studio: history, review changes and live edits', () => {
     journey.step(STEP.reviewFirst, [STEP.reviewSecond], async () => {
       // History's older publish: the form shows the post as it was then, read-only.
       await clickWhenReady(edna.page, '#history-tab');
-      const first = (await timeline(edna.page)).map((text, i) => ({ text, i })).filter(({ text }) => /Published/i.test(text))[1]!.i;
+      // The tab renders its list again when it opens: wait for both publishes to be back in it.
+      const publishes = await until('History to list the two publishes again', async () => {
+        const found = (await timeline(edna.page)).map((text, i) => ({ text, i })).filter(({ text }) => /Published/i.test(text));
+        return found.length >= 2 ? found : undefined;
+      });
+      const first = publishes[1]!.i;
       await edna.page.evaluate((i) => (document.querySelectorAll('[data-testid="timeline-item-button"]')[i] as HTMLElement).click(), first);
       await edna.page.waitForFunction((selector, title) => (document.querySelector(selector) as HTMLInputElement | null)?.value === title, { timeout: 30_000 }, TITLE_INPUT, FIRST);
       // From the post as it was created, before the first change (the draft's edits, "Edited",
