@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 import globals from 'globals';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'data/**', 'node_modules/**', 'coverage/**', 'studio/dist/**', 'studio/.sanity/**', 'test/browser/artifacts/**'] },
+  { ignores: ['dist/**', 'data/**', 'node_modules/**', 'coverage/**', 'studio/dist/**', 'studio/.sanity/**', 'studio/.build/**', 'test/browser/artifacts/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -35,9 +35,6 @@ export function studioVersionDir(name?: string): string {
   }
   const dir = join(STUDIO_PROJECT_DIR, '.build', name);
   mkdirSync(dir, { recursive: true });
-  // Copies and builds, not sources: ESLint (which looks for a configuration from each file's folder
-  // up) skips the whole folder.
-  writeFileSync(join(STUDIO_PROJECT_DIR, '.build', 'eslint.config.mjs'), "export default [{ ignores: ['**/*'] }];\n");
   for (const entry of readdirSync(STUDIO_PROJECT_DIR, { withFileTypes: true })) {
     if (NOT_SOURCES.has(entry.name) || entry.name.startsWith('.') || /^package(-lock)?\.json$/.test(entry.name)) continue;
     rmSync(join(dir, entry.name), { recursive: true, force: true });
