@@ -8,6 +8,7 @@
 //   git worktree add --detach /tmp/base <commit> && ln -s "$PWD/node_modules" /tmp/base/node_modules
 //   node --expose-gc bench/queries-ab.ts /tmp/base .            # SQLite and PostgreSQL, 100k documents
 //   BENCH_QUERY_DOCS=20000 BENCH_AB_ROUNDS=3 node bench/queries-ab.ts /tmp/base .
+//   BENCH_AB_ENGINES=sqlite BENCH_AB_QUERIES='scan' node bench/queries-ab.ts /tmp/base .   # some queries on one engine
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -67,7 +68,8 @@ async function compare(engine: string, url: string, schema: string | undefined, 
   const storeB = b.openStore(url, options);
   const posts = Math.floor(DOCUMENTS * 0.9);
   const cases = queryCases(PROJECT, DATASET, { post: postId(Math.floor(posts / 2)), slug: `post-${Math.floor(posts / 3)}`, author: authorId(3) }) as { name: string; groq: string }[];
-  const runs = cases.map((c) => {
+  const only = process.env.BENCH_AB_QUERIES === undefined ? undefined : new RegExp(process.env.BENCH_AB_QUERIES);
+  const runs = cases.filter((c) => !only || only.test(c.name)).map((c) => {
     const preparedA = a.prepare(c.groq);
     const preparedB = b.prepare(c.groq);
     return {
