@@ -13,6 +13,7 @@ import type { StoredDocument } from '../src/store/index.ts';
 import { generateDataset, postId } from './lib/dataset.ts';
 import { loadTest, type LoadResult } from './lib/http-load.ts';
 import { printTable, ratio } from './lib/report.ts';
+import { checkTarget } from './lib/targets.ts';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 8);
 const DOCUMENTS = 10_000;
@@ -69,7 +70,7 @@ export async function runQueryEndpointBenchmark(): Promise<void> {
     ['server', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'vs bare lookup'],
     [row('bare Fastify + 1 SQLite lookup (baseline)', baseline), row('content service: GET /data/query, *[_id == $id][0]', ours)],
   );
-  console.log(`Target: >= 0.5x the bare lookup -> ${ours.rps >= baseline.rps / 2 ? 'met' : 'NOT met'}`);
+  checkTarget('query endpoint against the bare lookup route', ours.rps / baseline.rps, { atLeast: 0.6 }, 'x');
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await runQueryEndpointBenchmark();

@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { startTestApp } from '../test/helpers/test-app.ts';
 import { createTestDatabase } from '../test/helpers/engine.ts';
 import { benchPostgresUrl, printTable, ratio } from './lib/report.ts';
+import { checkTarget } from './lib/targets.ts';
 import { LOG_START } from '../src/store/commit-order.ts';
 import { LOAD_CONNECTIONS as CONNECTIONS, loadTest, type LoadResult } from './lib/http-load.ts';
 
@@ -75,7 +76,8 @@ export async function runWriteBenchmark(): Promise<void> {
       ...(postgres ? [row('content service, PostgreSQL', postgres)] : []),
     ],
   );
-  console.log(`Target on SQLite: >= 2,000 tx/s -> ${sqlite.rps >= 2000 ? 'met' : 'NOT met'} (${Math.round(sqlite.rps)} tx/s)`);
+  checkTarget('single-document mutations, SQLite', sqlite.rps, { atLeast: 2500 }, ' tx/s');
+  if (postgres) checkTarget('single-document mutations, PostgreSQL', postgres.rps, { atLeast: 1000 }, ' tx/s');
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await runWriteBenchmark();
