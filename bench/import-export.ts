@@ -1,5 +1,4 @@
-import { createReadStream, createWriteStream, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { once } from 'node:events';
+import { createReadStream, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
@@ -7,7 +6,7 @@ import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 import { startTestApp } from '../test/helpers/test-app.ts';
 import { createTestDatabase } from '../test/helpers/engine.ts';
-import { generateDataset } from './lib/dataset.ts';
+import { writeDatasetNdjson } from './lib/dataset.ts';
 import { benchPostgresUrl, printTable, ratio } from './lib/report.ts';
 import { checkTarget } from './lib/targets.ts';
 
@@ -17,15 +16,6 @@ import { checkTarget } from './lib/targets.ts';
  * transaction, nothing else written). Run at two sizes, so memory that grows with the dataset shows.
  */
 const SIZES = (process.env.BENCH_IMPORT_SIZES ?? '20000,100000').split(',').map(Number);
-
-async function writeNdjson(path: string, count: number): Promise<void> {
-  const out = createWriteStream(path);
-  for (const document of generateDataset(count)) {
-    if (!out.write(`${JSON.stringify(document)}\n`)) await once(out, 'drain');
-  }
-  out.end();
-  await once(out, 'finish');
-}
 
 /** Runs `work`, sampling the resident set size; resolves to seconds taken and the peak growth in MB. */
 async function measured<T>(work: () => Promise<T>): Promise<{ value: T; seconds: number; peakMb: number }> {
@@ -130,7 +120,7 @@ export async function runImportExportBenchmark(): Promise<void> {
     const rows: (string | number)[][] = [];
     for (const size of SIZES) {
       const file = join(dir, `dataset-${size}.ndjson`);
-      await writeNdjson(file, size);
+      await writeDatasetNdjson(file, size);
       const meanKb = statSync(file).size / size / 1024;
       for (const [engine, url] of [['SQLite', undefined], ...(pgUrl ? [['PostgreSQL', pgUrl]] : [])] as [string, string | undefined][]) {
         const raw = await rawInsert(file, url);

@@ -5,6 +5,7 @@ import { runListenBenchmark } from './listen.ts';
 import { runQueryBenchmark } from './queries.ts';
 import { runQueryEndpointBenchmark } from './query-endpoint.ts';
 import { runImportExportBenchmark } from './import-export.ts';
+import { runMemoryBenchmark } from './memory.ts';
 import { targetOutcomes } from './lib/targets.ts';
 import { printTable } from './lib/report.ts';
 
@@ -17,6 +18,7 @@ await runListenBenchmark();
 await runQueryEndpointBenchmark();
 await runImportExportBenchmark();
 await runQueryBenchmark();
+await runMemoryBenchmark();
 
 const { outcomes, allMet } = targetOutcomes();
 printTable('Targets', ['target', 'measured', 'bar', ''], outcomes.map((o) => [o.name, o.measured, o.bar, o.met ? 'met' : 'NOT met']));

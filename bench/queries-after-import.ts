@@ -7,8 +7,7 @@
 //   node bench/queries-after-import.ts                                  # PostgreSQL, 100,000 documents
 //   BENCH_AFTER_IMPORT_DOCS=20000 node bench/queries-after-import.ts
 //   BENCH_AFTER_IMPORT_ENGINE=sqlite node bench/queries-after-import.ts
-import { createReadStream, createWriteStream, mkdtempSync, rmSync } from 'node:fs';
-import { once } from 'node:events';
+import { createReadStream, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { request } from 'undici';
@@ -18,7 +17,7 @@ import { evaluate, prepare } from '../src/groq/index.ts';
 import { StoreDocumentSource } from '../src/store/index.ts';
 import { startTestApp, type TestApp } from '../test/helpers/test-app.ts';
 import { createTestDatabase } from '../test/helpers/engine.ts';
-import { authorId, generateDataset, postId } from './lib/dataset.ts';
+import { authorId, postId, writeDatasetNdjson } from './lib/dataset.ts';
 import { queryCases } from './lib/query-cases.ts';
 import { benchPostgresUrl, printTable } from './lib/report.ts';
 
@@ -27,15 +26,6 @@ const ENGINE = process.env.BENCH_AFTER_IMPORT_ENGINE === 'sqlite' ? 'sqlite' : '
 const DATASET = 'production';
 const TIMEOUT_S = 60;
 const BUDGET_MS = 400;
-
-async function writeNdjson(path: string): Promise<void> {
-  const out = createWriteStream(path);
-  for (const document of generateDataset(DOCUMENTS)) {
-    if (!out.write(`${JSON.stringify(document)}\n`)) await once(out, 'drain');
-  }
-  out.end();
-  await once(out, 'finish');
-}
 
 async function importFile(app: TestApp, token: string, file: string): Promise<void> {
   const response = await request(`${app.url}/api/v1/data/import/${DATASET}`, {
@@ -126,7 +116,7 @@ async function main(): Promise<void> {
   let app: TestApp | undefined;
   try {
     const file = join(dir, 'dataset.ndjson');
-    await writeNdjson(file);
+    await writeDatasetNdjson(file, DOCUMENTS);
     // The import answers once it has committed, its connection quiet meanwhile: past the default
     // idle timeout (60 s) the server would close it first.
     app = await startTestApp({ RATE_LIMIT_PER_MINUTE: '100000000', REQUEST_IDLE_TIMEOUT_MS: '3600000' }, { db: createTestDatabase(database?.url) });

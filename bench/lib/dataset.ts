@@ -1,3 +1,5 @@
+import { createWriteStream } from 'node:fs';
+import { once } from 'node:events';
 /**
  * A deterministic, realistic dataset for benchmarks (the bars in docs/benchmarks.md): posts of about 4.4 KB with
  * localized titles, slugs, a publishedAt date, view counts, an author and categories as references
@@ -79,4 +81,14 @@ export function* generateDataset(count: number, seed = 42): Generator<Document> 
       body,
     };
   }
+}
+
+/** Writes `count` generated documents to `path` as NDJSON, as an import reads them. */
+export async function writeDatasetNdjson(path: string, count: number): Promise<void> {
+  const out = createWriteStream(path);
+  for (const document of generateDataset(count)) {
+    if (!out.write(`${JSON.stringify(document)}\n`)) await once(out, 'drain');
+  }
+  out.end();
+  await once(out, 'finish');
 }
