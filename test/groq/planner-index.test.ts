@@ -19,6 +19,12 @@ const text = fc.oneof(
   fc.tuple(fc.string({ minLength: MAX_INDEXED_STRING - 3, maxLength: MAX_INDEXED_STRING + 3 }), fc.array(awkward, { maxLength: 3 })).map(([a, b]) => a + b.join('')),
   fc.tuple(fc.constantFrom('x'.repeat(MAX_INDEXED_STRING - 2), 'x'.repeat(MAX_INDEXED_STRING)), awkward).map(([a, b]) => a + b),
 );
+/**
+ * Strings a document can hold in the index: no U+0000, which writes refuse. A query's constant may
+ * hold one; the index treats it as a string it cannot hold whole (PostgreSQL's text cannot carry
+ * it), so no equality, range or order is read from the index for it (hostile-inputs.test.ts asks such queries).
+ */
+const indexedText = text.filter((value) => !value.includes('\u0000'));
 const number = fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer(), fc.constantFrom(0, -0, 1e-300, -1e300, 2 ** 53 + 2));
 
 describe('document index: value encoding', () => {
@@ -28,7 +34,7 @@ describe('document index: value encoding', () => {
 
   it('orders any indexed string against an order-safe bound as GROQ does, truncated or not', () => {
     fc.assert(
-      fc.property(text, text.filter(isOrderSafeString), (value, bound) => bytes(encodeScalar(value), encodeScalar(bound)) === sign(compare(value, bound))),
+      fc.property(indexedText, text.filter(isOrderSafeString), (value, bound) => bytes(encodeScalar(value), encodeScalar(bound)) === sign(compare(value, bound))),
       { numRuns: 3000 },
     );
   });
@@ -37,6 +43,8 @@ describe('document index: value encoding', () => {
     fc.assert(fc.property(text, text.filter(isWholeString), (value, whole) => (encodeScalar(value) === encodeScalar(whole)) === (value === whole)), { numRuns: 3000 });
     expect(isWholeString('x'.repeat(MAX_INDEXED_STRING + 1))).toBe(false);
     expect(isWholeString('a\uD800')).toBe(false);
+    expect(isWholeString('a\u0000b')).toBe(false);
+    expect(isOrderSafeString('a\u0000b')).toBe(false);
   });
 
   it('ranks numbers before strings before booleans, as order() does', () => {
