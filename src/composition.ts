@@ -1,7 +1,8 @@
 import type { Config } from './config.ts';
 import type { Services } from './services.ts';
 import { createLogger, type Logger } from './logging.ts';
-import { openStore, type StoreOptions } from './store/index.ts';
+import { openStore, type StoreOptions, type UserRecord } from './store/index.ts';
+import { RecentReads } from './access/recent-reads.ts';
 import { AccessTokens } from './identity/access-tokens.ts';
 import { signingSecretIn } from './identity/signing-secret.ts';
 import { PasswordHasher } from './identity/passwords.ts';
@@ -63,9 +64,12 @@ export async function createServices(config: Config, options: ServiceOptions = {
         log.warn({ err: error }, 'Redis rate-limit counters failed; counting per instance until Redis answers'),
       )
     : new MemoryCounterStore();
+  // The signed-in users read for requests: kept a second at most, forgotten when one changes here.
+  const recentUsers = new RecentReads<UserRecord>();
   const auth = new AuthService({
     store,
     passwords,
+    recentUsers,
     accessTokens: new AccessTokens(config.jwtSecret ?? generatedSigningSecret(config.dataDir, log), config.jwtAccessExpiresInSeconds),
     refreshLifetimeSeconds: config.jwtRefreshExpiresInSeconds,
     sessionLifetimeSeconds: config.sessionExpiresInSeconds,
@@ -76,7 +80,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
     store,
     projects,
     auth,
-    users: new UserService({ store, passwords }),
+    users: new UserService({ store, passwords, recentUsers }),
     cors: new CorsService(store, projects, config.corsOrigins),
     userSettings: new UserSettingsService(store),
     apiTokens: new ApiTokenService(store, projects),

@@ -6,6 +6,7 @@ import type { AccessTokens } from './access-tokens.ts';
 import type { PasswordHasher } from './passwords.ts';
 import { randomToken, sha256Hex } from './secrets.ts';
 import { normalizeEmail } from './safe-user.ts';
+import type { RecentReads } from '../access/recent-reads.ts';
 
 export const API_TOKEN_PREFIX = 'svc_';
 /** Sessions of the login page (Sanity Studio's sign-in): long-lived, revocable bearer tokens. */
@@ -31,6 +32,8 @@ export interface AuthServiceDeps {
   refreshLifetimeSeconds: number;
   /** How long a login-page session lasts (SESSION_EXPIRES_IN). */
   sessionLifetimeSeconds: number;
+  /** The signed-in users read for requests, shared with UserService, which forgets them when it writes. */
+  recentUsers: RecentReads<UserRecord>;
   now?: () => Date;
 }
 
@@ -125,8 +128,8 @@ export class AuthService {
     const { store } = this.deps;
     const now = this.now();
     const session = await store.sessions.findLive(sha256Hex(credential), now.toISOString());
-    // The user is read on every request, as for access tokens: a role change applies at once.
-    const user = session && (await store.users.findById(session.userId));
+    // The user is read for requests, as for access tokens: a role change applies within a second.
+    const user = session && (await this.currentUser(session.userId));
     if (!session || !user) throw unauthorized('Invalid or expired session: sign in again');
     await store.sessions.touch(session.id, now.toISOString(), new Date(now.getTime() - TOKEN_TOUCH_INTERVAL_MS).toISOString());
     return userPrincipal(user);
@@ -134,10 +137,15 @@ export class AuthService {
 
   private async authenticateJwt(credential: string): Promise<Principal> {
     const claims = await this.deps.accessTokens.verify(credential);
-    // The user is read on every request so a role change or deletion takes effect at once.
-    const user = await this.deps.store.users.findById(claims.sub);
+    // The user is read for requests, so a role change or deletion takes effect within a second.
+    const user = await this.currentUser(claims.sub);
     if (!user) throw unauthorized('Invalid access token');
     return userPrincipal(user);
+  }
+
+  /** The user as stored at most RECENT_READ_MS ago (at once after a change made on this instance). */
+  private currentUser(id: string): Promise<UserRecord | undefined> {
+    return this.deps.recentUsers.get(id, () => this.deps.store.users.findById(id));
   }
 
   private async authenticateApiToken(credential: string): Promise<Principal> {

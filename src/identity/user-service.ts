@@ -6,6 +6,7 @@ import { requireGlobalAdmin, roleInProject } from '../access/access-control.ts';
 import { sanityCurrentUser, sanityUser, type SanityCurrentUser, type SanityUser } from './sanity-user.ts';
 import { assertAcceptablePassword, type PasswordHasher } from './passwords.ts';
 import { isValidEmail, normalizeEmail, toSafeUser, type SafeUser } from './safe-user.ts';
+import type { RecentReads } from '../access/recent-reads.ts';
 
 export interface NewUser {
   email: string;
@@ -25,6 +26,8 @@ export interface UserUpdate {
 export interface UserServiceDeps {
   store: Store;
   passwords: PasswordHasher;
+  /** The users kept for requests (AuthService): forgotten after every change of a user. */
+  recentUsers: RecentReads<UserRecord>;
   now?: () => Date;
 }
 
@@ -150,6 +153,7 @@ export class UserService {
         await tx.sessions.revokeAllOf(id, now);
       }
     });
+    this.deps.recentUsers.forget();
     const updated = await store.users.findById(id);
     if (!updated) throw notFound('User not found');
     return toSafeUser(updated);

@@ -5,6 +5,7 @@ import type { Principal } from '../access/principal.ts';
 import { canSeeProject, requireGlobalAdmin, requireProjectRole, requireSession, visibleProject } from '../access/access-control.ts';
 import { assertSlug, validDatasets, validLocales } from './validation.ts';
 import { grantsIn, type Grant } from '../access/grants.ts';
+import { RecentReads } from '../access/recent-reads.ts';
 import { sanityDatasets, sanityProject, type SanityDataset, type SanityProject } from './sanity-project.ts';
 
 /** A project as the API shows it. */
@@ -45,6 +46,9 @@ export interface ProjectUpdate {
 export class ProjectService {
   private readonly store: Store;
   private readonly now: () => Date;
+
+  /** Projects read for requests, by slug or id: forgotten when this service changes one. */
+  private readonly recent = new RecentReads<ProjectRecord>();
 
   constructor(store: Store, now: () => Date = () => new Date()) {
     this.store = store;
@@ -100,6 +104,7 @@ export class ProjectService {
       },
       this.now().toISOString(),
     );
+    this.recent.forget();
     const updated = await this.store.projects.findById(project.id);
     if (!updated) throw notFound(`Project "${slug}" not found`);
     return toProjectView(updated);
@@ -145,7 +150,8 @@ export class ProjectService {
     return grantsIn(actor, project, dataset);
   }
 
+  /** As stored at most RECENT_READ_MS ago (at once after a change made through this service). */
   async findBySlugOrId(slugOrId: string): Promise<ProjectRecord | undefined> {
-    return (await this.store.projects.findBySlug(slugOrId)) ?? (await this.store.projects.findById(slugOrId));
+    return this.recent.get(slugOrId, async () => (await this.store.projects.findBySlug(slugOrId)) ?? (await this.store.projects.findById(slugOrId)));
   }
 }
