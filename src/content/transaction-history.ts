@@ -77,8 +77,8 @@ export class TransactionHistory {
   }
 
   /**
-   * Checks access and the query (errors are thrown here, before a line is sent), then reads the
-   * transactions lazily, a batch at a time.
+   * Checks access and the query and reads the first transaction (errors are thrown here, before a
+   * line is sent), then reads the others lazily, a batch at a time.
    */
   async transactions(actor: Principal, project: ProjectRecord, dataset: string, query: TransactionQuery): Promise<AsyncIterable<TransactionLine>> {
     requireProjectRole(actor, project, 'viewer', { dataset });
@@ -92,7 +92,14 @@ export class TransactionHistory {
       if (query.authors.length > MAX_AUTHORS) throw badRequest(`authors may name at most ${MAX_AUTHORS} authors`);
       window.authors = query.authors;
     }
-    return this.read(project.id, dataset, query, window);
+    // The first round is read now: what fails there (most failures) is an HTTP error, not a last line.
+    const lines = this.read(project.id, dataset, query, window);
+    const first = await lines.next();
+    return (async function* () {
+      if (first.done) return;
+      yield first.value;
+      yield* lines;
+    })();
   }
 
   /** The documents as they were right after transaction `revision`, at `time`, or last before deletion. */

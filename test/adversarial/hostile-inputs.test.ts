@@ -13,7 +13,7 @@ import { deepNesting, documentId, hostileDocument, hostileJson, plainJson, hosti
 // request: no 5xx, the standard error body on every 4xx; after every batch: Object.prototype and
 // the other built-in prototypes unchanged, a fresh login and a fresh write still work. The server
 // runs in this process, so a crash would end the test run.
-const RUNS = { mutations: 150, actions: 120, queries: 120, imports: 30, listeners: 40, messages: 40 };
+const RUNS = { mutations: 150, actions: 120, queries: 120, history: 60, imports: 30, listeners: 40, messages: 40 };
 
 describe(`hostile inputs (${testEngine})`, () => {
   const app = useTestApp();
@@ -153,6 +153,48 @@ describe(`hostile inputs (${testEngine})`, () => {
       expectHandled(response, query);
       expect(response.status, query).toBe(200);
     }
+  });
+
+  it('answers every generated history request (transactions, documents at a point) with a status below 500', async () => {
+    const parameter = fc.tuple(
+      fc.constantFrom('authors', 'fromTransaction', 'toTransaction', 'fromTime', 'toTime', 'limit', 'reverse', 'effectFormat', 'excludeContent', 'revision', 'time', 'lastRevision', '__proto__', 'constructor'),
+      fc.oneof(hostileString, hostileNumber.map(String)),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.constantFrom('transactions', 'documents'), fc.array(documentId, { minLength: 1, maxLength: 3 }), fc.array(parameter, { maxLength: 3 }), async (route, ids, parameters) => {
+        const pairs: [string, string][] = route === 'documents' && parameters.length === 0 ? [['lastRevision', 'true']] : parameters;
+        const search = new URLSearchParams(pairs);
+        const path = `/data/history/production/${route}/${encodeURIComponent(ids.join(',').toWellFormed())}?${search}`;
+        // NDJSON: read as text, each line parsed.
+        const answer = await fetch(`${app.url}/api/v1${path}`, { headers: { authorization: `Bearer ${writer}`, 'x-project': slug } });
+        const text = await answer.text();
+        expectHandled({ status: answer.status, headers: answer.headers, body: answer.status === 200 ? text : JSON.parse(text) }, path);
+        // A failure once lines are sent is the body's last line; the first round is read before.
+        if (answer.status === 200 && route === 'transactions') {
+          for (const line of text.split('\n').filter(Boolean)) expect(Object.keys(JSON.parse(line) as object), path).not.toContain('error');
+        }
+        await invariantsHold();
+      }),
+      { numRuns: RUNS.history },
+    );
+  });
+
+  it('answers text holding U+0000 anywhere a route stores or looks it up with a status below 500', async () => {
+    const nul = 'a\u0000b';
+    const requests: [string, string, unknown][] = [
+      ['GET', `/projects/${encodeURIComponent(nul)}`, undefined],
+      ['GET', `/data/query/production?query=*%5B0%5D&project=${encodeURIComponent(nul)}`, undefined],
+      ['GET', `/data/history/production/transactions/doc-1?authors=${encodeURIComponent(nul)}`, undefined],
+      ['GET', `/data/history/production/transactions/doc-1?fromTransaction=${encodeURIComponent(nul)}`, undefined],
+      ['GET', `/data/history/production/documents/doc-1?revision=${encodeURIComponent(nul)}`, undefined],
+      ['POST', '/projects', { name: nul, slug: 'nul-in-name' }],
+      ['POST', '/users', { email: 'nul@example.com', name: nul, password: 'a-long-password-1', role: 'viewer' }],
+    ];
+    for (const [method, path, body] of requests) {
+      const response = await app.request(method, `/api/v1${path}`, { token: app.admin, headers: { 'x-project': slug }, ...(body === undefined ? {} : { body }) });
+      expectHandled(response, `${method} ${path}`);
+    }
+    await invariantsHold();
   });
 
   it('answers every generated import, as NDJSON and as a JSON array, with a status below 500', async () => {

@@ -2,6 +2,7 @@ import pg from 'pg';
 import type { Database, SqlExecutor, Statement, StatementOptions } from '../sql.ts';
 import { positionalStatement } from './placeholders.ts';
 import { postgresPlannerStatistics } from './postgres-statistics.ts';
+import { AppError } from '../../errors.ts';
 
 const TIMESTAMPTZ_OID = 1184;
 const INT8_OID = 20;
@@ -28,6 +29,21 @@ const preparedOn = new WeakMap<pg.ClientBase, Set<string>>();
  * unnamed; the pool closes idle connections, and their statements with them.
  */
 function run(client: pg.ClientBase, sql: Statement, values: readonly unknown[], options?: StatementOptions): Promise<pg.QueryResult> {
+  return send(client, sql, values, options).catch((error: unknown) => {
+    throw error instanceof pg.DatabaseError && NUL_REFUSED.has(error.code ?? '') ? nulInText(error) : error;
+  });
+}
+
+/**
+ * PostgreSQL's text and jsonb cannot hold U+0000, which any text from a request may contain (a
+ * name, a slug, a transaction id): "invalid byte sequence for encoding UTF8: 0x00" (22021) as
+ * text, "unsupported Unicode escape sequence" (22P05) as JSON. Such a request is the client's
+ * error, not the server's. SQLite stores the character.
+ */
+const NUL_REFUSED = new Set(['22021', '22P05']);
+const nulInText = (cause: pg.DatabaseError) => new AppError('BAD_REQUEST', 'Text may not contain the character U+0000', {}, cause);
+
+function send(client: pg.ClientBase, sql: Statement, values: readonly unknown[], options?: StatementOptions): Promise<pg.QueryResult> {
   const statement = positionalStatement(sql, values);
   const { text } = statement;
   const params = [...statement.params];
