@@ -1,3 +1,4 @@
+import { committedAt, type CommitHorizon, type LogPosition } from '../store/commit-order.ts';
 import type { ListenFilter } from './listen-filter.ts';
 import type { ListenOptions } from './listen-options.ts';
 import type { PreparedMutationEvent } from './mutation-event.ts';
@@ -16,7 +17,8 @@ export interface Listener {
 
 interface FilterGroup {
   readonly filter: ListenFilter;
-  readonly listeners: Set<Listener>;
+  /** Each listener with what had committed when it subscribed (it gets none of that). */
+  readonly listeners: Map<Listener, CommitHorizon>;
 }
 
 /** Listeners that share a filter, and so get the same events (in the shapes their options ask for). */
@@ -40,7 +42,8 @@ export class ListenerRegistry {
     return this.count;
   }
 
-  add(listener: Listener): void {
+  /** Adds `listener`, to get the changes that had not committed at `since`. */
+  add(listener: Listener, since: CommitHorizon): void {
     const key = datasetKey(listener.projectId, listener.dataset);
     let groups = this.datasets.get(key);
     if (!groups) {
@@ -49,13 +52,11 @@ export class ListenerRegistry {
     }
     let group = groups.get(listener.filter.key);
     if (!group) {
-      group = { filter: listener.filter, listeners: new Set() };
+      group = { filter: listener.filter, listeners: new Map() };
       groups.set(listener.filter.key, group);
     }
-    if (!group.listeners.has(listener)) {
-      group.listeners.add(listener);
-      this.count++;
-    }
+    if (!group.listeners.has(listener)) this.count++;
+    group.listeners.set(listener, since);
   }
 
   delete(listener: Listener): void {
@@ -78,9 +79,18 @@ export class ListenerRegistry {
     return this.datasets.get(datasetKey(listener.projectId, listener.dataset))?.get(listener.filter.key)?.listeners.has(listener) ?? false;
   }
 
-  /** The filters of a dataset with their listeners as they are now (a later subscription is not included). */
-  groupsOf(projectId: string, dataset: string): ListenerGroup[] {
+  /**
+   * The filters of a dataset with the listeners, as they are now, that subscribed before the
+   * transaction at `position` committed: a listener gets no change from before its welcome, even
+   * one this instance's feed reads late.
+   */
+  groupsOf(projectId: string, dataset: string, position: LogPosition): ListenerGroup[] {
     const groups = this.datasets.get(datasetKey(projectId, dataset));
-    return groups ? [...groups.values()].map((group) => ({ filter: group.filter, listeners: [...group.listeners] })) : [];
+    const result: ListenerGroup[] = [];
+    for (const group of groups?.values() ?? []) {
+      const listeners = [...group.listeners].filter(([, since]) => !committedAt(since, position)).map(([listener]) => listener);
+      if (listeners.length > 0) result.push({ filter: group.filter, listeners });
+    }
+    return result;
   }
 }

@@ -54,6 +54,7 @@ export interface ListenSession {
 export class RealtimeService {
   readonly settings: RealtimeSettings;
   readonly registry = new ListenerRegistry();
+  private readonly store: Store;
   private readonly signal: ChangeSignal;
   private readonly log: Logger;
   private readonly feed: ChangeFeed;
@@ -64,6 +65,7 @@ export class RealtimeService {
   private recheckTimer: NodeJS.Timeout | undefined;
 
   constructor(store: Store, signal: ChangeSignal, log: Logger, settings: Partial<RealtimeSettings> = {}) {
+    this.store = store;
     this.signal = signal;
     this.log = log;
     this.settings = { ...DEFAULT_REALTIME_SETTINGS, ...settings };
@@ -106,10 +108,13 @@ export class RealtimeService {
     return compileListenFilter(query, params, { projectId: project.id, dataset });
   }
 
-  /** Registers a listener once the feed runs, so it gets every change committed from now on. */
+  /**
+   * Registers a listener once the feed runs, so it gets every change committed from now on and
+   * none committed before (which the feed may not have read yet).
+   */
   async subscribe(listener: Listener): Promise<void> {
     await this.start();
-    this.registry.add(listener);
+    this.registry.add(listener, await this.store.changes.horizon());
   }
 
   unsubscribe(listener: Listener): void {

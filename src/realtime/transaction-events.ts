@@ -12,7 +12,7 @@ const KEPT_CHANGES = 500;
 
 /**
  * Sends the events of one committed transaction (its changes in one dataset, in log order) to the
- * listeners of the dataset as they are when it starts. Every event says how many events of the
+ * listeners of the dataset as they are when it starts, that subscribed before it committed. Every event says how many events of the
  * transaction its listener gets and which one it is (Sanity's transactionTotalEvents and
  * transactionCurrentEvent, which Studio waits on before it applies a multi-document
  * transaction), so all of a transaction's changes are judged before the first event leaves.
@@ -25,7 +25,7 @@ export async function sendTransactionEvents(
 ): Promise<void> {
   const first = changes[0];
   if (!first) return;
-  const groups = registry.groupsOf(first.projectId, first.dataset);
+  const groups = registry.groupsOf(first.projectId, first.dataset, first.position);
   if (groups.length === 0) return;
   const keep = changes.length <= KEPT_CHANGES;
   const observed: (ObservedChange | undefined)[] = [];

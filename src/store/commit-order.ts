@@ -20,6 +20,28 @@ export function readAfter(dialect: Dialect, table: string, columns: string, posi
   return sqlDialect(dialect).logAfter(table, columns, position, limit);
 }
 
+/**
+ * Which of a log's transactions had committed at one moment: SQLite's rows up to a `seq`;
+ * PostgreSQL's snapshot (transactions before `xmin`, or before `xmax` and not then running).
+ */
+export type CommitHorizon =
+  | { readonly kind: 'seq'; readonly seq: number }
+  | { readonly kind: 'snapshot'; readonly xmin: bigint; readonly xmax: bigint; readonly running: ReadonlySet<bigint> };
+
+/** The horizon a dialect's `commitHorizon` statement returned as text: a `seq`, or pg_snapshot's `xmin:xmax:xip,...`. */
+export function parseCommitHorizon(text: string): CommitHorizon {
+  const [xmin, xmax, running] = text.split(':');
+  if (xmax === undefined) return { kind: 'seq', seq: Number(text) };
+  return { kind: 'snapshot', xmin: BigInt(xmin!), xmax: BigInt(xmax), running: new Set(running ? running.split(',').map(BigInt) : []) };
+}
+
+/** Whether the transaction that wrote the row at `position` had committed at `horizon`. */
+export function committedAt(horizon: CommitHorizon, position: LogPosition): boolean {
+  if (horizon.kind === 'seq') return position.seq <= horizon.seq;
+  const order = BigInt(position.order);
+  return order < horizon.xmin || (order < horizon.xmax && !horizon.running.has(order));
+}
+
 export function positionOf(row: { seq: number | string; commit_order: string | number }): LogPosition {
   return { order: String(row.commit_order), seq: Number(row.seq) };
 }

@@ -62,6 +62,36 @@ describe(`the change log behind listeners (${testEngine})`, () => {
     expect(await store.changes.after(changes[1]!.position, 10)).toEqual([]);
   });
 
+  it('sends a subscription no change committed before its welcome, even one the feed reads late', async () => {
+    const { store } = app.services;
+    // On PostgreSQL a transaction still open holds the feed back: what commits after it began is
+    // read once it ends, by which time a later subscription exists. SQLite's feed cannot lag so.
+    let release = () => {};
+    let holder: Promise<void> = Promise.resolve();
+    if (store.dialect === 'postgres') {
+      const held = new Promise<void>((resolve) => (release = resolve));
+      let begun!: () => void;
+      const started = new Promise<void>((resolve) => (begun = resolve));
+      holder = store.transaction(async (tx) => {
+        await tx.changes.appendMany([change('holder')]);
+        begun();
+        await held;
+      });
+      await started;
+    }
+    ok(await data.mutate([{ create: { _id: 'early-1', _type: 'horizon' } }]));
+    const late = await openListenSocket(listenUrl(app, 'production', `?project=${project.slug}`), { authorization: `Bearer ${admin}` });
+    try {
+      await late.subscribe({ query: '*[_type == "horizon"]' });
+      release();
+      await holder;
+      ok(await data.mutate([{ create: { _id: 'late-1', _type: 'horizon' } }]));
+      expect((await late.next('mutation')).documentId).toBe('late-1');
+    } finally {
+      await late.close();
+    }
+  });
+
   it('writes nothing for a dry run, and a change for every document an import creates or replaces', async () => {
     await socket.subscribe({ query: '*[_type == "imported" || _type == "dry"]', includeResult: true });
     ok(await data.mutate([{ create: { _id: 'dry-1', _type: 'dry' } }], '?dryRun=true'));

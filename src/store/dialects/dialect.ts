@@ -35,6 +35,8 @@ export interface SqlDialect {
   logAfter(table: string, columns: string, position: LogPosition, limit: number): Sql;
   /** A condition on a log's rows: at or before `position`. */
   logAtOrBefore(position: LogPosition): Sql;
+  /** One row `{horizon}`: which of a log's rows have committed so far, as text for parseCommitHorizon (../commit-order.ts). */
+  commitHorizon(table: string): string;
   /** A log's commit order, as an ORDER BY list. */
   readonly logOrder: string;
   /**

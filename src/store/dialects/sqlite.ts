@@ -14,6 +14,7 @@ export const sqliteDialect: SqlDialect = {
   logAfter: (table, columns, position, limit) =>
     sql`SELECT seq, CAST(commit_order AS TEXT) AS commit_order, ${raw(columns)} FROM ${raw(table)} WHERE seq > ${position.seq} ORDER BY seq LIMIT ${limit}`,
   logAtOrBefore: (position) => sql`seq <= ${position.seq}`,
+  commitHorizon: (table) => `SELECT CAST(COALESCE(MAX(seq), 0) AS TEXT) AS horizon FROM ${table}`,
   logOrder: 'seq',
   durabilitySettings: `SELECT 'synchronous' AS name, CASE synchronous WHEN 0 THEN 'off' WHEN 1 THEN 'normal' WHEN 2 THEN 'full' ELSE 'extra' END AS setting FROM pragma_synchronous()`,
 };

@@ -1,5 +1,6 @@
 import type { Dialect, SqlExecutor } from '../sql.ts';
-import { positionOf, readAfter, type LogPosition } from '../commit-order.ts';
+import { parseCommitHorizon, positionOf, readAfter, type CommitHorizon, type LogPosition } from '../commit-order.ts';
+import { sqlDialect } from '../dialects/dialect.ts';
 
 /** One document written (or deleted) by one transaction. */
 export interface DocumentChangeRecord {
@@ -132,6 +133,12 @@ export class DocumentChangeRepository {
   async head(): Promise<ChangePosition> {
     const row = await this.db.get<{ commit_order: string; seq: number }>(this.sql.head);
     return { order: String(row?.commit_order ?? '0'), seq: Number(row?.seq ?? 0) };
+  }
+
+  /** Which changes have committed so far: a listener subscribing now gets none of them. */
+  async horizon(): Promise<CommitHorizon> {
+    const row = await this.db.get<{ horizon: string }>(sqlDialect(this.db.dialect).commitHorizon('document_changes'));
+    return parseCommitHorizon(row!.horizon);
   }
 
   /** Committed changes after `position`, in commit order. */
