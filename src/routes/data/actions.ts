@@ -3,7 +3,7 @@ import type { Services } from '../../services.ts';
 import { principalOf } from '../../http/request-context.ts';
 import { dataProject } from '../../http/data-project.ts';
 import { bearerSecurity, errorResponses } from '../../http/schemas.ts';
-import { datasetParams, WRITE_BODY_LIMIT, writeQuery, writeResultSchema, type WriteQuery } from './schemas.ts';
+import { datasetParams, WRITE_BODY_LIMIT, writeQuery, writeAnswerSchema, type WriteQuery } from './schemas.ts';
 
 interface ActionsBody {
   actions: unknown;
@@ -44,18 +44,10 @@ export const actionRoutes: FastifyPluginAsync<{ services: Services }> = async (a
           required: ['actions'],
         },
         response: {
-          200: {
-            type: 'object',
-            properties: {
-              transactionId: { type: 'string' },
-              results: {
-                type: 'array',
-                description: 'Only in a dry run: each document the transaction would write',
-                items: writeResultSchema(['create', 'update', 'delete'], ['id', 'operation', 'document']),
-              },
-            },
+          200: writeAnswerSchema(['create', 'update', 'delete'], ['id', 'operation', 'document'], {
             required: ['transactionId'],
-          },
+            resultsDescription: 'Only in a dry run: each document the transaction would write',
+          }),
           ...errorResponses(400, 401, 403, 404, 409, 413),
         },
       },

@@ -3,7 +3,7 @@ import type { Services } from '../../services.ts';
 import { principalOf } from '../../http/request-context.ts';
 import { dataProject } from '../../http/data-project.ts';
 import { bearerSecurity, errorResponses } from '../../http/schemas.ts';
-import { datasetParams, WRITE_BODY_LIMIT, writeQuery, writeResultSchema, type WriteQuery } from './schemas.ts';
+import { datasetParams, WRITE_BODY_LIMIT, writeQuery, writeAnswerSchema, type WriteQuery } from './schemas.ts';
 
 interface MutateQuery extends WriteQuery {
   returnIds?: boolean;
@@ -49,18 +49,7 @@ export const mutateRoutes: FastifyPluginAsync<{ services: Services }> = async (a
           required: ['mutations'],
         },
         response: {
-          200: {
-            type: 'object',
-            properties: {
-              transactionId: { type: 'string' },
-              results: {
-                type: 'array',
-                items: writeResultSchema(['create', 'update', 'delete', 'none'], ['id', 'operation']),
-              },
-              documentIds: { type: 'array', items: { type: 'string' } },
-            },
-            required: ['transactionId', 'results'],
-          },
+          200: writeAnswerSchema(['create', 'update', 'delete', 'none'], ['id', 'operation'], { required: ['transactionId', 'results'], documentIds: true }),
           ...errorResponses(400, 401, 403, 404, 409, 413),
         },
       },

@@ -54,10 +54,30 @@ export const writeQuery = {
 } as const;
 
 /** One document a transaction wrote (or, in a dry run, would write), as a write answers it. */
-export function writeResultSchema(operations: readonly string[], required: readonly string[]) {
+/**
+ * The answer to a write: its transaction id and, per document, the operation done (and the
+ * document, where `resultRequired` names it).
+ */
+export function writeAnswerSchema(
+  operations: readonly string[],
+  resultRequired: readonly string[],
+  answer: { required: readonly string[]; resultsDescription?: string; documentIds?: boolean },
+) {
   return {
     type: 'object',
-    properties: { id: { type: 'string' }, operation: { type: 'string', enum: operations }, document: { ...documentSchema, nullable: true } },
-    required,
+    properties: {
+      transactionId: { type: 'string' },
+      results: {
+        type: 'array',
+        ...(answer.resultsDescription ? { description: answer.resultsDescription } : {}),
+        items: {
+          type: 'object',
+          properties: { id: { type: 'string' }, operation: { type: 'string', enum: operations }, document: { ...documentSchema, nullable: true } },
+          required: resultRequired,
+        },
+      },
+      ...(answer.documentIds ? { documentIds: { type: 'array', items: { type: 'string' } } } : {}),
+    },
+    required: answer.required,
   } as const;
 }
