@@ -78,6 +78,28 @@ describe(`the time budget of a query (${testEngine})`, () => {
   });
 });
 
+describe(`the queue of heavy queries (${testEngine})`, () => {
+  let app: TestApp;
+  let data: ReturnType<typeof dataClient>;
+
+  beforeAll(async () => {
+    ({ app, data } = await appWithDocuments({ QUERY_WORKERS: '1', QUERY_TIMEOUT_MS: '2000', QUERY_SLICE_MS: '20' }));
+  });
+  afterAll(async () => app.close());
+
+  it('answers 429 with Retry-After when more heavy queries wait than the threads may queue (8 per thread)', async () => {
+    const responses = await Promise.all(Array.from({ length: 12 }, () => data.query(GRINDING)));
+    const statuses = responses.map((response) => response.status);
+    expect(statuses.filter((status) => status !== 408 && status !== 429)).toEqual([]);
+    const refused = responses.filter((response) => response.status === 429);
+    expect(refused.length).toBeGreaterThan(0);
+    expect(expectErrorBody(refused[0]!, 429).message).toMatch(/Too many expensive queries/);
+    expect(refused[0]!.headers.get('retry-after')).toBe('1');
+    // The thread is free again afterwards.
+    expect(ok(await data.query('count(*)')).result).toBe(DOCUMENTS);
+  });
+});
+
 describe(`queries answered by a worker (${testEngine})`, () => {
   let onMain: TestApp;
   let inWorker: TestApp;

@@ -8,16 +8,13 @@ export interface QueryWorkerData {
   storeOptions: StoreOptions;
 }
 
-/** One query for a worker: its text, what it runs on, and how long it has left. */
+/** One query for a worker: its text, what it runs on, and when it must end (Date.now() milliseconds: it may wait in the queue). */
 export interface QueryWorkerRequest {
-  id: number;
   query: string;
   job: QueryJob;
-  remainingMs: number;
+  deadline: number;
   /** A result whose JSON is longer than this is refused with 422. */
   maxResultChars: number;
 }
 
-export type QueryWorkerReply =
-  | { id: number; ok: true; json: string }
-  | { id: number; ok: false; code: ErrorCode; message: string; stack?: string };
+export type QueryWorkerReply = { ok: true; json: string } | { ok: false; code: ErrorCode; message: string; stack?: string };

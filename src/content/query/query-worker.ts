@@ -1,6 +1,7 @@
-// A query worker thread: runs the queries that moved off the server's main thread (query-budget.ts),
-// one at a time, on a read-only connection of its own, under the heap limit its pool gave it.
-import { parentPort, workerData } from 'node:worker_threads';
+// A query worker thread of the piscina pool (query-workers.ts): runs the queries that moved off the
+// server's main thread (query-budget.ts), one at a time, on a read-only connection of its own,
+// under the heap limit its pool gave it.
+import { workerData } from 'node:worker_threads';
 import { AppError } from '../../errors.ts';
 import { openStore } from '../../store/index.ts';
 import { PreparedQueries } from './prepared-queries.ts';
@@ -11,29 +12,23 @@ import type { QueryWorkerData, QueryWorkerReply, QueryWorkerRequest } from './qu
 const settings = workerData as QueryWorkerData;
 const store = openStore(settings.databaseUrl, { ...settings.storeOptions, readOnly: true });
 const prepared = new PreparedQueries(100);
-const port = parentPort!;
 
-port.on('message', (request: QueryWorkerRequest) => {
-  void answer(request).then((reply) => port.postMessage(reply));
-});
-
-async function answer(request: QueryWorkerRequest): Promise<QueryWorkerReply> {
-  const { id } = request;
+export default async function answer(request: QueryWorkerRequest): Promise<QueryWorkerReply> {
   try {
-    const budget = new QueryBudget({ timeoutMs: request.remainingMs, sliceMs: Infinity });
+    const budget = new QueryBudget({ timeoutMs: request.deadline - Date.now(), sliceMs: Infinity });
     const query = prepared.get(request.query, request.job.params);
     const json = JSON.stringify((await wholeValue(await runQueryOn(store, query, request.job, { budget }).output)) ?? null);
-    if (json.length > request.maxResultChars) return tooLarge(id, `its result is larger than ${request.maxResultChars} characters of JSON`);
-    return { id, ok: true, json };
+    if (json.length > request.maxResultChars) return tooLarge(`its result is larger than ${request.maxResultChars} characters of JSON`);
+    return { ok: true, json };
   } catch (error) {
-    if (error instanceof AppError) return { id, ok: false, code: error.code, message: error.message };
+    if (error instanceof AppError) return { ok: false, code: error.code, message: error.message };
     // V8 refuses a string or array beyond its own limits: the result cannot be built.
-    if (error instanceof RangeError && /length|size|allocation/i.test(error.message)) return tooLarge(id, 'its result is too large to build');
+    if (error instanceof RangeError && /length|size|allocation/i.test(error.message)) return tooLarge('its result is too large to build');
     const failure = error instanceof Error ? error : new Error(String(error));
-    return { id, ok: false, code: 'INTERNAL', message: failure.message, ...(failure.stack ? { stack: failure.stack } : {}) };
+    return { ok: false, code: 'INTERNAL', message: failure.message, ...(failure.stack ? { stack: failure.stack } : {}) };
   }
 }
 
-function tooLarge(id: number, reason: string): QueryWorkerReply {
-  return { id, ok: false, code: 'QUERY_TOO_LARGE', message: `The query is too large to answer: ${reason}; narrow it with a filter, a projection or a slice` };
+function tooLarge(reason: string): QueryWorkerReply {
+  return { ok: false, code: 'QUERY_TOO_LARGE', message: `The query is too large to answer: ${reason}; narrow it with a filter, a projection or a slice` };
 }
