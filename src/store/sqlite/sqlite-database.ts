@@ -53,7 +53,8 @@ function executor(conn: Connection): SqlExecutor {
 /** How large the WAL may grow between checkpoints before writes wait for one; also the size it is cut back to. */
 const WAL_LIMIT_BYTES = 64 * 1024 * 1024;
 
-function open(file: string, readonly: boolean, walLimitBytes: number): Connection {
+/** A connection with the service's settings (bench/ bulk-loads through one, to compare like with like). */
+export function openSqliteConnection(file: string, readonly: boolean, walLimitBytes = WAL_LIMIT_BYTES): Connection {
   const conn = new BetterSqlite3(file, { readonly });
   conn.pragma('busy_timeout = 5000');
   if (!readonly) {
@@ -124,9 +125,9 @@ export function openSqliteDatabase(file: string, options: SqliteOptions = {}): D
   if (options.readOnly) return openReadOnly(file);
   if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true });
   const walLimitBytes = options.walLimitBytes ?? WAL_LIMIT_BYTES;
-  const writer = open(file, false, walLimitBytes);
+  const writer = openSqliteConnection(file, false, walLimitBytes);
   // A reader on a separate connection only works for files; ':memory:' would be a different database.
-  const reader = file === ':memory:' ? writer : open(file, false, walLimitBytes);
+  const reader = file === ':memory:' ? writer : openSqliteConnection(file, false, walLimitBytes);
   const writes = acquireWriteQueue(file);
   const write = executor(writer);
   const read = executor(reader);
