@@ -67,8 +67,11 @@ export interface Store extends Repositories {
   close(): Promise<void>;
 }
 
-/** `documentsWritten` is told how many documents each write wrote. */
-function repositories(db: SqlExecutor, documentsWritten?: (documents: number) => void): Repositories {
+/**
+ * `documentsWritten` is told how many documents each write wrote. A transaction's index reader
+ * shares the store's (its counts): a new one would also allocate a cache per transaction.
+ */
+function repositories(db: SqlExecutor, documentsWritten?: (documents: number) => void, documentIndex = new DocumentIndexReader(db)): Repositories {
   return {
     users: new UserRepository(db),
     projects: new ProjectRepository(db),
@@ -78,7 +81,7 @@ function repositories(db: SqlExecutor, documentsWritten?: (documents: number) =>
     userSettings: new UserSettingsRepository(db),
     apiTokens: new ApiTokenRepository(db),
     documents: new DocumentRepository(db, documentsWritten),
-    documentIndex: new DocumentIndexReader(db),
+    documentIndex,
     revisions: new RevisionRepository(db),
     outbox: new OutboxRepository(db),
     schedules: new ScheduleRepository(db),
@@ -107,7 +110,7 @@ export function createStoreOn(db: Database): Store {
       const result = await db.transaction((tx) => {
         // From zero: a transaction may run again (SQLite's group commit, when the shared one failed).
         written = 0;
-        return fn(repositories(tx, (documents) => (written += documents)));
+        return fn(repositories(tx, (documents) => (written += documents), bound.documentIndex.on(tx)));
       });
       // Counted once committed: statistics are never refreshed inside the writing transaction.
       statistics?.written(written);
