@@ -7,6 +7,7 @@
 //   node bench/memory.ts
 //   BENCH_MEMORY_DOCS=1000000 node bench/memory.ts
 //   BENCH_MEMORY_NODE_OPTIONS=--max-old-space-size=160 node bench/memory.ts   # the server with other Node options
+//   BENCH_MEMORY_ENV="HEAP_LIMIT_MB=0 QUERY_WORKERS=2" node bench/memory.ts      # ... or other settings
 import { createReadStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,6 +23,11 @@ const DATASET = 'production';
 const TARGET_MB = 300;
 /** Each question of the query benchmark is asked this many times. */
 const REPEAT = 3;
+
+/** `NAME=value` pairs separated by spaces, as the server's environment. */
+function settingsOf(text: string): Record<string, string> {
+  return Object.fromEntries(text.split(/\s+/).filter(Boolean).map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)]));
+}
 
 /** The process's resident set and its peak so far, in MB (Linux). */
 function residentMb(pid: number): { rss: number; peak: number } {
@@ -46,7 +52,12 @@ export async function runMemoryBenchmark(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'cms-bench-memory-'));
   const file = join(dir, 'dataset.ndjson');
   await writeDatasetNdjson(file, DOCUMENTS);
-  const server = await startServerProcess({ DATA_DIR: join(dir, 'data'), LOG_LEVEL: 'warn', ...(process.env.BENCH_MEMORY_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_MEMORY_NODE_OPTIONS } : {}) });
+  const server = await startServerProcess({
+    DATA_DIR: join(dir, 'data'),
+    LOG_LEVEL: 'warn',
+    ...(process.env.BENCH_MEMORY_NODE_OPTIONS ? { NODE_OPTIONS: process.env.BENCH_MEMORY_NODE_OPTIONS } : {}),
+    ...settingsOf(process.env.BENCH_MEMORY_ENV ?? ''),
+  });
   try {
     const pid = server.child.pid!;
     const token = await server.login();

@@ -47,6 +47,8 @@ export interface Config {
   readonly shutdownDelayMs: number;
   /** After SIGTERM, how long in-flight work may take before the process exits anyway (with code 1). */
   readonly shutdownTimeoutMs: number;
+  /** The old generation of the server's heap, in MB (`cms serve` starts with it: cli/server-runtime.ts); 0: Node's own. */
+  readonly heapLimitMb: number;
   /** How long a client may send nothing while its request is read (headers or body), and read in all. */
   readonly requestTimeouts: RequestTimeouts;
   /** What one GROQ query may cost (QUERY_* variables). */
@@ -139,6 +141,13 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   if (!Number.isInteger(value) || value < min || value > max) {
     throw new ConfigError(`${name} must be an integer from ${min} to ${max} (got "${raw}")`);
   }
+  return value;
+}
+
+/** HEAP_LIMIT_MB: 0 (Node's own sizing), or at least enough for the service's own working set. */
+function heapLimit(env: Env): number {
+  const value = integer(env, 'HEAP_LIMIT_MB', 512, 0, 1_048_576);
+  if (value !== 0 && value < 128) throw new ConfigError(`HEAP_LIMIT_MB must be 0 (Node's own sizing) or at least 128 (got "${env.HEAP_LIMIT_MB}")`);
   return value;
 }
 
@@ -313,6 +322,7 @@ export function loadConfig(env: Env = process.env): Config {
     s3: blobStore === 's3' ? s3Config(env) : undefined,
     shutdownDelayMs: integer(env, 'SHUTDOWN_DELAY_MS', 0, 0, 600_000),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 30_000, 1_000, 3_600_000),
+    heapLimitMb: heapLimit(env),
     requestTimeouts: Object.freeze({
       idleMs: integer(env, 'REQUEST_IDLE_TIMEOUT_MS', 60_000, 1_000, 3_600_000),
       requestMs: integer(env, 'REQUEST_TIMEOUT_MS', 600_000, 0, 86_400_000),
@@ -321,7 +331,7 @@ export function loadConfig(env: Env = process.env): Config {
       timeoutMs: integer(env, 'QUERY_TIMEOUT_MS', 30_000, 100, 3_600_000),
       memoryLimitMb: integer(env, 'QUERY_MEMORY_LIMIT_MB', 256, 16, 65_536),
       sliceMs: integer(env, 'QUERY_SLICE_MS', 100, 1, 60_000),
-      mainThreadDocuments: integer(env, 'QUERY_MAIN_THREAD_DOCUMENTS', 50_000, 1, 100_000_000),
+      mainThreadDocuments: integer(env, 'QUERY_MAIN_THREAD_DOCUMENTS', 10_000, 1, 100_000_000),
       workers: integer(env, 'QUERY_WORKERS', 1, 1, 64),
     }),
     trustProxy: trustProxy(env),

@@ -1,3 +1,4 @@
+import { getHeapStatistics } from 'node:v8';
 import { AppError } from '../../errors.ts';
 import type { EvaluationBudget } from '../../groq/index.ts';
 
@@ -20,27 +21,39 @@ export function queryTimeout(timeoutMs: number): AppError {
   return new AppError('QUERY_TIMEOUT', `The query did not finish within ${timeoutMs} ms (QUERY_TIMEOUT_MS); narrow it with a filter or a slice`);
 }
 
+/** On the main thread, a query moves to a worker once the heap holds more than this share of its limit. */
+const MAIN_THREAD_HEAP_SHARE = 0.5;
+
+/** Bytes of heap in use above which a main-thread query moves to a worker (the server's heap is bounded: HEAP_LIMIT_MB). */
+export function mainThreadHeapGuard(): number {
+  return getHeapStatistics().heap_size_limit * MAIN_THREAD_HEAP_SHARE;
+}
+
 /**
  * The budget of one query (evaluator/budget.ts in the GROQ engine): it must finish by `deadline`
  * (performance.now() milliseconds), and each synchronous run of it may compute for `sliceMs` at
- * most before it moves to a worker. In a worker the slice is unlimited: only the deadline counts.
+ * most, and the heap may hold `heapGuardBytes` at most, before it moves to a worker. In a worker
+ * neither applies: only the deadline counts, and the worker's own heap limit.
  */
 export class QueryBudget implements EvaluationBudget {
   private readonly deadline: number;
   private readonly sliceMs: number;
   private readonly timeoutMs: number;
+  private readonly heapGuardBytes: number;
   private sliceEnd = Infinity;
   private units = 0;
   private nextCheck = CHECK_EVERY;
 
-  constructor(options: { timeoutMs: number; sliceMs: number; started?: number }) {
+  constructor(options: { timeoutMs: number; sliceMs: number; heapGuardBytes?: number; started?: number }) {
     this.timeoutMs = options.timeoutMs;
     this.sliceMs = options.sliceMs;
+    this.heapGuardBytes = options.heapGuardBytes ?? Infinity;
     this.deadline = (options.started ?? performance.now()) + options.timeoutMs;
   }
 
   beginRun(): void {
     this.checkDeadline();
+    this.checkHeap();
     this.sliceEnd = Math.min(this.deadline, performance.now() + this.sliceMs);
   }
 
@@ -48,9 +61,16 @@ export class QueryBudget implements EvaluationBudget {
     this.units += units;
     if (this.units < this.nextCheck) return;
     this.nextCheck = this.units + CHECK_EVERY;
+    this.checkHeap();
     if (performance.now() <= this.sliceEnd) return;
     this.checkDeadline();
     throw new MoveToWorker(`it computed for more than ${this.sliceMs} ms at once`);
+  }
+
+  private checkHeap(): void {
+    if (this.heapGuardBytes !== Infinity && getHeapStatistics().used_heap_size > this.heapGuardBytes) {
+      throw new MoveToWorker(`the server's heap is more than ${Math.round(this.heapGuardBytes / 1024 / 1024)} MB full`);
+    }
   }
 
   /** Throws 408 once the deadline has passed: between pages and rounds too. */

@@ -7,7 +7,7 @@ import { GroqParameterError, GroqSyntaxError, QueryTrace, type PreparedQuery } f
 import { localizerFor } from '../localization.ts';
 import { explainQuery, type QueryPlan } from './query-plan.ts';
 import { PreparedQueries } from './prepared-queries.ts';
-import { MoveToWorker, QueryBudget } from './query-budget.ts';
+import { mainThreadHeapGuard, MoveToWorker, QueryBudget } from './query-budget.ts';
 import { runQueryOn, type QueryJob } from './query-execution.ts';
 import type { QueryWorkers } from './query-workers.ts';
 import { RAW, type Perspective } from './perspectives.ts';
@@ -55,6 +55,7 @@ export class QueryService {
   private readonly limits: QueryLimits;
   private readonly workers: QueryWorkers;
   private readonly prepared = new PreparedQueries();
+  private readonly heapGuardBytes = mainThreadHeapGuard();
 
   constructor(store: Store, limits: QueryLimits, workers: QueryWorkers) {
     this.store = store;
@@ -69,7 +70,7 @@ export class QueryService {
     const params = Object.fromEntries(Object.entries(request.params ?? {}).map(([name, value]) => [name.replace(/^\$/, ''), value]));
     const started = performance.now();
     const ms = () => Math.round((performance.now() - started) * 1000) / 1000;
-    const budget = new QueryBudget({ timeoutMs: this.limits.timeoutMs, sliceMs: this.limits.sliceMs, started });
+    const budget = new QueryBudget({ timeoutMs: this.limits.timeoutMs, sliceMs: this.limits.sliceMs, heapGuardBytes: this.heapGuardBytes, started });
     const job: QueryJob = { projectId: project.id, dataset, params, perspective: request.perspective ?? RAW };
     let prepared: PreparedQuery;
     try {
@@ -116,7 +117,7 @@ export class QueryService {
           for (let next = await iterator.next(); !next.done; next = await iterator.next()) yield localize(next.value);
         } catch (error) {
           if (error instanceof MoveToWorker) {
-            throw new AppError('QUERY_TIMEOUT', `The query computed for more than ${sliceMs} ms at once (QUERY_SLICE_MS) after its answer began; narrow it`);
+            throw new AppError('QUERY_TIMEOUT', `The query outgrew the main thread after its answer began (${error.message}; QUERY_SLICE_MS is ${sliceMs}); narrow it`);
           }
           throw queryError(error);
         }

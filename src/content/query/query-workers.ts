@@ -22,6 +22,7 @@ const QUEUE_PER_WORKER = 8;
 /** After its deadline a worker's own budget stops a query; past this grace the thread is stopped. */
 const GRACE_MS = 1000;
 const DEFAULT_IDLE_MS = 60_000;
+const YOUNG_GENERATION_MB = 48;
 
 const WORKER_FILE = fileURLToPath(new URL(import.meta.url.endsWith('.ts') ? './query-worker.ts' : './query-worker.js', import.meta.url));
 
@@ -50,7 +51,8 @@ export class QueryWorkers {
       maxThreads: settings.size,
       concurrentTasksPerWorker: 1,
       idleTimeout: settings.idleMs ?? DEFAULT_IDLE_MS,
-      resourceLimits: { maxOldGenerationSizeMb: settings.memoryLimitMb },
+      // The young generation as the server's (cli/server-runtime.ts): V8's default grows to 128 MB.
+      resourceLimits: { maxOldGenerationSizeMb: settings.memoryLimitMb, maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
       // A worker holds database connections whose timers must run between queries.
       atomics: 'disabled',
     });
