@@ -14,7 +14,6 @@ import { CorsService } from './projects/cors-service.ts';
 import { UserSettingsService } from './identity/user-settings-service.ts';
 import { RateLimiter } from './http/rate-limit/rate-limiter.ts';
 import { MemoryCounterStore } from './http/rate-limit/counter-store.ts';
-import { RedisCounterStore } from './http/rate-limit/redis-counter-store.ts';
 import { FallbackCounterStore } from './http/rate-limit/fallback-counter-store.ts';
 import { MutationService } from './content/mutations/mutation-service.ts';
 import { PublishingService } from './content/publishing-service.ts';
@@ -59,8 +58,9 @@ export async function createServices(config: Config, options: ServiceOptions = {
     throw error;
   });
   const assets = new AssetService(store, blobs, new ImageTransformer(join(config.dataDir, 'cache'), config.images));
+  // The Redis client is loaded only when REDIS_URL is set (it takes tens of MB of memory).
   const counters = config.redisUrl
-    ? new FallbackCounterStore(new RedisCounterStore(config.redisUrl, `${config.redisKeyPrefix}rl:`), (error) =>
+    ? new FallbackCounterStore(new (await import('./http/rate-limit/redis-counter-store.ts')).RedisCounterStore(config.redisUrl, `${config.redisKeyPrefix}rl:`), (error) =>
         log.warn({ err: error }, 'Redis rate-limit counters failed; counting per instance until Redis answers'),
       )
     : new MemoryCounterStore();
