@@ -5,6 +5,7 @@ import { indexEntries } from './entries.ts';
 
 const IDS_PER_STATEMENT = 500;
 const MAX_ROWS_PER_STATEMENT = 256;
+const EXACT_ROWS = 16;
 /**
  * From this many new documents in one write (an import's batch), their value and reference rows
  * are expanded from the entries rows by the database, in key order; fewer (a mutation's) are
@@ -152,13 +153,16 @@ export class DocumentIndexWriter {
 
   /**
    * Runs `statement` over `rows` in chunks whose sizes are powers of two, so that however many rows
-   * come, a handful of distinct statements is prepared and cached, not one per count.
+   * come, a handful of distinct statements is prepared and cached, not one per count; up to
+   * EXACT_ROWS rows (a document's values) go in one statement of their own size, a few more
+   * statements cached for a statement fewer per write.
    */
   private async inChunks(rows: readonly unknown[][], statement: (size: number, chunk: readonly unknown[][]) => Promise<unknown>): Promise<void> {
     let start = 0;
     while (start < rows.length) {
       let size = MAX_ROWS_PER_STATEMENT;
       while (size > rows.length - start) size >>= 1;
+      if (rows.length - start <= EXACT_ROWS) size = rows.length - start;
       await statement(size, rows.slice(start, start + size));
       start += size;
     }

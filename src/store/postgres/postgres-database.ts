@@ -47,7 +47,8 @@ function send(client: pg.ClientBase, sql: Statement, values: readonly unknown[],
   const statement = positionalStatement(sql, values);
   const { text } = statement;
   const params = [...statement.params];
-  if (!options?.planOnce) return client.query(text, params);
+  // Without parameters (DDL, a migration's several statements) the simple protocol, which runs them all.
+  if (!options?.planOnce || params.length === 0) return client.query(text, params);
   const name = statement.name;
   let names = preparedOn.get(client);
   if (!names) preparedOn.set(client, (names = new Set()));
@@ -66,7 +67,8 @@ function executor(lend: Lend): SqlExecutor {
       (await lend((client) => run(client, sql, params, options))).rows as T[],
     get: async <T>(sql: Statement, params: readonly unknown[] = [], options?: StatementOptions) =>
       (await lend((client) => run(client, sql, params, options))).rows[0] as T | undefined,
-    run: async (sql: Statement, params: readonly unknown[] = []) => (await lend((client) => run(client, sql, params))).rowCount ?? 0,
+    // Writes are few texts run again and again: each is parsed and planned once per connection.
+    run: async (sql: Statement, params: readonly unknown[] = []) => (await lend((client) => run(client, sql, params, { planOnce: true }))).rowCount ?? 0,
     lock: async (keys: readonly string[]) => {
       for (const key of [...new Set(keys)].sort()) {
         await lend((client) => run(client, 'SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [key]));
