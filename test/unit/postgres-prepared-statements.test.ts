@@ -4,7 +4,7 @@
 // connection; a connection whose statement failed is kept. On PostgreSQL whatever the test engine:
 // SQLite has no such thing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_PREPARED_PER_CONNECTION, openPostgresDatabase } from '../../src/store/postgres/postgres-database.ts';
+import { MAX_PREPARED_PARAMETERS, MAX_PREPARED_PER_CONNECTION, openPostgresDatabase } from '../../src/store/postgres/postgres-database.ts';
 import { createStoreOn } from '../../src/store/store.ts';
 import { evaluate } from '../../src/groq/index.ts';
 import { StoreDocumentSource } from '../../src/store/index.ts';
@@ -42,6 +42,16 @@ describe('PostgreSQL: statements prepared on their connection', () => {
       { statement: 'INSERT INTO t (id, v) VALUES ($1, $2)', runs: 7 },
       { statement: 'SELECT v FROM t WHERE id = $1', runs: 3 },
     ]);
+  });
+
+  it(`runs a statement of more than ${MAX_PREPARED_PARAMETERS} parameters unnamed, however it is asked`, async () => {
+    const rows = MAX_PREPARED_PARAMETERS / 2 + 1;
+    const values = Array.from({ length: rows }, (_, i) => [1000 + i, `w${i}`]);
+    await db.run(`INSERT INTO t (id, v) VALUES ${values.map(() => '(?, ?)').join(', ')}`, values.flat());
+    expect(await db.get('SELECT count(*)::int AS n FROM t WHERE id >= ?', [1000], { planOnce: false })).toEqual({ n: rows });
+    expect((await prepared()).filter((row) => row.statement.startsWith('INSERT INTO t (id, v) VALUES ($1, $2), '))).toEqual([]);
+    // Unnamed too (a read's way), so that the next test's list of prepared statements is as it was.
+    await db.all('DELETE FROM t WHERE id >= ? RETURNING id', [1000]);
   });
 
   it('keeps the connection and its statements when a statement fails', async () => {

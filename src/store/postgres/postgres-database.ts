@@ -18,6 +18,11 @@ const types = {
 
 /** Statements prepared on one connection at most: each holds its plan in the server's process. */
 export const MAX_PREPARED_PER_CONNECTION = 100;
+/**
+ * A statement with more parameters runs unnamed: its plan is large to keep (an import's chunk of
+ * 500 documents binds 4,000), and a chunk's text is seldom run again.
+ */
+export const MAX_PREPARED_PARAMETERS = 256;
 const preparedOn = new WeakMap<pg.ClientBase, Set<string>>();
 
 /**
@@ -48,7 +53,7 @@ function send(client: pg.ClientBase, sql: Statement, values: readonly unknown[],
   const { text } = statement;
   const params = [...statement.params];
   // Without parameters (DDL, a migration's several statements) the simple protocol, which runs them all.
-  if (!options?.planOnce || params.length === 0) return client.query(text, params);
+  if (!options?.planOnce || params.length === 0 || params.length > MAX_PREPARED_PARAMETERS) return client.query(text, params);
   const name = statement.name;
   let names = preparedOn.get(client);
   if (!names) preparedOn.set(client, (names = new Set()));
