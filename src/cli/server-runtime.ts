@@ -12,7 +12,7 @@ const SEMI_SPACE_MB = 16;
 const MALLOC_ARENAS = '2';
 
 /** The V8 flags for a heap bound, unless the operator gave their own in NODE_OPTIONS or on the command line. */
-export function heapFlags(heapLimitMb: number, given: readonly string[]): string[] {
+function heapFlags(heapLimitMb: number, given: readonly string[]): string[] {
   if (heapLimitMb === 0) return [];
   const flags: string[] = [];
   if (!given.some((flag) => flag.startsWith('--max-old-space-size'))) flags.push(`--max-old-space-size=${heapLimitMb}`);

@@ -160,9 +160,9 @@ export class DocumentIndexWriter {
   private async inChunks(rows: readonly unknown[][], statement: (size: number, chunk: readonly unknown[][]) => Promise<unknown>): Promise<void> {
     let start = 0;
     while (start < rows.length) {
-      let size = MAX_ROWS_PER_STATEMENT;
-      while (size > rows.length - start) size >>= 1;
-      if (rows.length - start <= EXACT_ROWS) size = rows.length - start;
+      const left = rows.length - start;
+      let size = left <= EXACT_ROWS ? left : MAX_ROWS_PER_STATEMENT;
+      while (size > left) size >>= 1;
       await statement(size, rows.slice(start, start + size));
       start += size;
     }
