@@ -77,8 +77,17 @@ describe('configuration', () => {
     ['WEBHOOK_ALLOW_PRIVATE_URLS', 'yes'],
     ['JWT_ACCESS_EXPIRES_IN', 'soon'],
     ['DATABASE_URL', 'mysql://x'],
+    ['HEAP_LIMIT_MB', '64'],
+    ['HEAP_LIMIT_MB', '-1'],
+    ['HEAP_LIMIT_MB', '1e9'],
   ])('refuses %s=%s with a message naming it', (name, value) => {
     expect(() => loadConfig({ [name]: value })).toThrow(name);
+  });
+
+  it("bounds the server's heap at 512 MB unless HEAP_LIMIT_MB says otherwise (0: Node's own sizing)", () => {
+    expect(loadConfig({}).heapLimitMb).toBe(512);
+    expect(loadConfig({ HEAP_LIMIT_MB: '0' }).heapLimitMb).toBe(0);
+    expect(loadConfig({ HEAP_LIMIT_MB: '256' }).heapLimitMb).toBe(256);
   });
 
   it('parses durations', () => {
