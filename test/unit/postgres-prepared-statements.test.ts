@@ -1,6 +1,7 @@
 // PostgreSQL: a statement to plan once (a lookup by key) and every write with parameters run
-// prepared on their connection, parsed once there and planned once when a generic plan serves;
-// every other read runs unnamed, planned for its parameters' values. At most MAX_PREPARED_PER_CONNECTION statements per
+// prepared on their connection, parsed once there; a lookup on a connection of the lookups' own,
+// which plans it once (its generic plan from the first run), a write planned once when a generic
+// plan serves; every other read runs unnamed, planned for its parameters' values. At most MAX_PREPARED_PER_CONNECTION statements per
 // connection; a connection whose statement failed is kept. On PostgreSQL whatever the test engine:
 // SQLite has no such thing.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -19,7 +20,7 @@ describe('PostgreSQL: statements prepared on their connection', () => {
 
   beforeAll(async () => {
     test = createTestDatabase(url);
-    // One connection, so that every statement runs on the one whose prepared statements are looked at.
+    // One connection for statements and one for lookups, so that each statement runs on the one whose prepared statements are looked at.
     db = openPostgresDatabase(url, { schema: test.schema!, max: 1 });
     await db.run('CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL)');
   });
@@ -28,20 +29,33 @@ describe('PostgreSQL: statements prepared on their connection', () => {
     await test.drop();
   });
 
-  /** The connection's prepared statements (this query's own left out), with how often each ran. */
-  const prepared = () =>
-    db.all<{ statement: string; runs: number }>('SELECT statement, generic_plans + custom_plans AS runs FROM pg_prepared_statements WHERE statement NOT LIKE ? ORDER BY statement', [
-      '%pg_prepared_statements%',
-    ]);
+  /** A connection's prepared statements (this query's own left out), with how often each ran: the lookups' connection, or the other statements'. */
+  const prepared = (on: 'lookups' | 'statements' = 'lookups') =>
+    db.all<{ statement: string; runs: number }>(
+      'SELECT statement, generic_plans + custom_plans AS runs FROM pg_prepared_statements WHERE statement NOT LIKE ? ORDER BY statement',
+      ['%pg_prepared_statements%'],
+      { planOnce: on === 'lookups' },
+    );
 
   it('prepares a statement to plan once and a write, and runs every other statement unnamed', async () => {
     for (let i = 1; i <= 7; i++) await db.run('INSERT INTO t (id, v) VALUES (?, ?)', [i, `v${i}`]);
     for (let i = 1; i <= 3; i++) expect(await db.get('SELECT v FROM t WHERE id = ?', [i], { planOnce: true })).toEqual({ v: `v${i}` });
     expect(await db.all('SELECT id FROM t WHERE id > ? ORDER BY id LIMIT 2', [4])).toEqual([{ id: 5 }, { id: 6 }]);
-    expect(await prepared()).toEqual([
-      { statement: 'INSERT INTO t (id, v) VALUES ($1, $2)', runs: 7 },
-      { statement: 'SELECT v FROM t WHERE id = $1', runs: 3 },
-    ]);
+    expect(await prepared('statements')).toEqual([{ statement: 'INSERT INTO t (id, v) VALUES ($1, $2)', runs: 7 }]);
+    expect(await prepared('lookups')).toEqual([{ statement: 'SELECT v FROM t WHERE id = $1', runs: 3 }]);
+  });
+
+  it("keeps a lookup's generic plan from its first run, and plans other statements for their values", async () => {
+    const settings = async (planOnce: boolean) => (await db.get<{ mode: string }>('SELECT current_setting(?) AS mode', ['plan_cache_mode'], { planOnce }))!.mode;
+    expect(await settings(true)).toBe('force_generic_plan');
+    expect(await settings(false)).toBe('auto');
+    await db.get('SELECT v FROM t WHERE id = ? AND v <> ?', [1, 'x'], { planOnce: true });
+    const plans = await db.get<{ generic: number; custom: number }>(
+      'SELECT generic_plans AS generic, custom_plans AS custom FROM pg_prepared_statements WHERE statement = ?',
+      ['SELECT v FROM t WHERE id = $1 AND v <> $2'],
+      { planOnce: true },
+    );
+    expect(plans).toEqual({ generic: 1, custom: 0 });
   });
 
   it(`runs a statement of more than ${MAX_PREPARED_PARAMETERS} parameters unnamed, however it is asked`, async () => {
@@ -55,16 +69,16 @@ describe('PostgreSQL: statements prepared on their connection', () => {
   });
 
   it('keeps the connection and its statements when a statement fails', async () => {
-    const backend = () => db.get<{ pid: number }>('SELECT pg_backend_pid() AS pid');
-    const before = await backend();
+    const backends = async () => [await db.get<{ pid: number }>('SELECT pg_backend_pid() AS pid'), await db.get<{ pid: number }>('SELECT pg_backend_pid() AS pid', [], { planOnce: true })];
+    const before = await backends();
     await expect(db.run('INSERT INTO t (id, v) VALUES (?, ?)', [1, 'again'])).rejects.toThrow(/duplicate key/);
     await expect(db.all('SELECT nope FROM t WHERE id = ?', [1], { planOnce: true })).rejects.toThrow(/nope/);
     await expect(db.get('SELECT v FROM t WHERE id = ?', ['not a number'], { planOnce: true })).rejects.toThrow(/integer/);
-    expect(await backend()).toEqual(before);
+    expect(await backends()).toEqual(before);
     expect(await db.get('SELECT v FROM t WHERE id = ?', [7], { planOnce: true })).toEqual({ v: 'v7' });
     // The run refused at binding ('not a number') was never planned.
     expect(await prepared()).toContainEqual({ statement: 'SELECT v FROM t WHERE id = $1', runs: 4 });
-    expect((await prepared()).map((row) => row.statement)).toEqual(['INSERT INTO t (id, v) VALUES ($1, $2)', 'SELECT v FROM t WHERE id = $1']);
+    expect((await prepared('statements')).map((row) => row.statement)).toEqual(['INSERT INTO t (id, v) VALUES ($1, $2)']);
   });
 
   it(`prepares at most ${MAX_PREPARED_PER_CONNECTION} statements on a connection, then runs new texts unnamed`, async () => {
@@ -72,7 +86,8 @@ describe('PostgreSQL: statements prepared on their connection', () => {
     for (let i = 0; i < MAX_PREPARED_PER_CONNECTION + 20; i++) {
       expect(await db.get(`SELECT v FROM t WHERE id = ? LIMIT ${i + 1}`, [2], { planOnce: true })).toEqual({ v: 'v2' });
     }
-    const count = (await db.get<{ n: number }>('SELECT count(*) AS n FROM pg_prepared_statements WHERE ? = ?', [1, 1]))!.n;
+    // Read on the lookups' connection; at the limit, this statement itself runs unnamed.
+    const count = (await db.get<{ n: number }>('SELECT count(*) AS n FROM pg_prepared_statements WHERE ? = ?', [1, 1], { planOnce: true }))!.n;
     // The statement that failed to parse above took a place without being prepared.
     expect(count).toBeLessThanOrEqual(MAX_PREPARED_PER_CONNECTION);
     expect(count).toBeGreaterThan(MAX_PREPARED_PER_CONNECTION - 5);
@@ -100,8 +115,11 @@ describe('PostgreSQL: statements prepared on their connection', () => {
       expect(await run('count(*[_type == "post" && n > 3])')).toBe(26);
       // Further down a listing: the OFFSET is in the text, so each page would be a statement of its own.
       expect(await run('*[_type == "post"] | order(n desc)[5...7].n')).toEqual([24, 23]);
-      // The store's one connection: the window, the shapes and the dereference are prepared there, the count is not.
-      const statements = (await database.all<{ statement: string }>('SELECT statement FROM pg_prepared_statements')).map((row) => row.statement);
+      // The store's lookup connection: the window, the shapes and the dereference are prepared there, the count is not (on either).
+      const statementsOn = async (planOnce: boolean) =>
+        (await database.all<{ statement: string }>('SELECT statement FROM pg_prepared_statements WHERE ? = ?', [1, 1], { planOnce })).map((row) => row.statement);
+      const statements = await statementsOn(true);
+      expect((await statementsOn(false)).some((text) => text.includes('COUNT('))).toBe(false);
       expect(statements.some((text) => /ORDER BY .* LIMIT 2 /.test(text))).toBe(true);
       expect(statements.some((text) => text.includes('FROM document_shapes'))).toBe(true);
       expect(statements.some((text) => text.startsWith('SELECT content AS content FROM documents'))).toBe(true);

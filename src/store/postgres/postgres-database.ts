@@ -27,10 +27,12 @@ const preparedOn = new WeakMap<pg.ClientBase, Set<string>>();
 
 /**
  * Runs a statement. One to plan once (StatementOptions) is prepared on the connection the first
- * time it runs there: PostgreSQL then parses it once, and after five runs keeps a generic plan
- * when that costs no more than planning each run. Others run unnamed, planned for their
- * parameters' values: a generic plan is estimated blind, and for a page of a scan (`id > $5 ...
- * LIMIT 10000`) it read the whole table and sorted it (docs/decisions.md). A connection holding MAX_PREPARED_PER_CONNECTION statements runs new texts
+ * time it runs there: PostgreSQL then parses it once. Outside a transaction it runs on a lookup
+ * connection, which keeps the generic plan from the first run (openPostgresDatabase); inside one,
+ * PostgreSQL keeps a generic plan after five runs when that costs no more than planning each run.
+ * Others run unnamed, planned for their parameters' values: a generic plan is estimated blind, and
+ * for a page of a scan (`id > $5 ... LIMIT 10000`) it read the whole table and sorted it
+ * (docs/decisions.md). A connection holding MAX_PREPARED_PER_CONNECTION statements runs new texts
  * unnamed; the pool closes idle connections, and their statements with them.
  */
 function run(client: pg.ClientBase, sql: Statement, values: readonly unknown[], options?: StatementOptions): Promise<pg.QueryResult> {
@@ -62,16 +64,16 @@ function send(client: pg.ClientBase, sql: Statement, values: readonly unknown[],
   return client.query({ name, text, values: params });
 }
 
-/** Lends a connection to `use`: the pool's, or a transaction's own. */
-type Lend = <T>(use: (client: pg.ClientBase) => Promise<T>) => Promise<T>;
+/** Lends a connection to `use` for a statement run with `options`: a pool's, or a transaction's own. */
+type Lend = <T>(use: (client: pg.ClientBase) => Promise<T>, options?: StatementOptions) => Promise<T>;
 
 function executor(lend: Lend): SqlExecutor {
   return {
     dialect: 'postgres',
     all: async <T>(sql: Statement, params: readonly unknown[] = [], options?: StatementOptions) =>
-      (await lend((client) => run(client, sql, params, options))).rows as T[],
+      (await lend((client) => run(client, sql, params, options), options)).rows as T[],
     get: async <T>(sql: Statement, params: readonly unknown[] = [], options?: StatementOptions) =>
-      (await lend((client) => run(client, sql, params, options))).rows[0] as T | undefined,
+      (await lend((client) => run(client, sql, params, options), options)).rows[0] as T | undefined,
     // Writes are few texts run again and again: each is parsed and planned once per connection.
     run: async (sql: Statement, params: readonly unknown[] = []) => (await lend((client) => run(client, sql, params, { planOnce: true }))).rowCount ?? 0,
     lock: async (keys: readonly string[]) => {
@@ -89,20 +91,33 @@ const MIGRATION_LOCK_KEY = 727_274_001;
 export interface PostgresOptions {
   /** A schema to work in (created if missing); tests use one per run. */
   schema?: string;
+  /** Connections for statements in general; lookups have half as many more of their own. */
   max?: number;
 }
+
+/**
+ * Lookups by key (StatementOptions.planOnce) run on connections of their own, which always use
+ * a prepared statement's generic plan. PostgreSQL's default keeps planning each run while the
+ * generic plan's estimate exceeds the custom plans' (a lookup by slug joining the value index to
+ * its document was estimated at twice the cost for a LIMIT 1), and planning that join took three
+ * times as long as running it. Other statements need custom plans, so the setting cannot be the
+ * whole pool's. An operator's own `options` on DATABASE_URL replace these settings.
+ */
+const LOOKUP_SETTINGS = '-c plan_cache_mode=force_generic_plan';
 
 export function openPostgresDatabase(url: string, options: PostgresOptions = {}): Database {
   const schema = options.schema;
   if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`invalid schema name ${schema}`);
-  const pool = new pg.Pool({
-    connectionString: url,
-    max: options.max ?? 10,
-    types,
-    ...(schema ? { options: `-c search_path=${schema}` } : {}),
-  });
-  // An idle client that loses its connection emits here; the pool replaces it.
-  pool.on('error', () => undefined);
+  const max = options.max ?? 10;
+  const searchPath = schema ? [`-c search_path=${schema}`] : [];
+  const newPool = (size: number, settings: readonly string[]) => {
+    const created = new pg.Pool({ connectionString: url, max: size, types, ...(settings.length > 0 ? { options: settings.join(' ') } : {}) });
+    // An idle client that loses its connection emits here; the pool replaces it.
+    created.on('error', () => undefined);
+    return created;
+  };
+  const pool = newPool(max, searchPath);
+  const lookupPool = newPool(Math.max(1, Math.ceil(max / 2)), [...searchPath, LOOKUP_SETTINGS]);
   let ready: Promise<unknown> | undefined;
   // Concurrent CREATE SCHEMA IF NOT EXISTS can still collide on the catalog's unique index.
   const ensureSchema = () =>
@@ -113,9 +128,9 @@ export function openPostgresDatabase(url: string, options: PostgresOptions = {})
       : Promise.resolve());
   // A connection for one statement. One that failed other than by a statement's error (PostgreSQL
   // answered) is closed rather than handed out again.
-  const fromPool: Lend = async (use) => {
+  const fromPool: Lend = async (use, statement) => {
     await ensureSchema();
-    const client = await pool.connect();
+    const client = await (statement?.planOnce ? lookupPool : pool).connect();
     try {
       const result = await use(client);
       client.release();
@@ -145,7 +160,9 @@ export function openPostgresDatabase(url: string, options: PostgresOptions = {})
       }
     },
     migrationLockSql: `SELECT pg_advisory_xact_lock(${MIGRATION_LOCK_KEY})`,
-    close: () => pool.end(),
+    close: async () => {
+      await Promise.all([pool.end(), lookupPool.end()]);
+    },
   };
   return { ...database, plannerStatistics: postgresPlannerStatistics(database) };
 }
