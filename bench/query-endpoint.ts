@@ -1,6 +1,10 @@
 // The query endpoint under load: a GROQ lookup by id through HTTP (authentication, project,
 // planning, the index, serialization), beside a bare Fastify route doing one SQLite lookup of the
-// same document. The bar: at least half the bare route's requests per second.
+// same document, and beside the service's lightest authenticated route (GET /users/me: the same
+// hooks, authentication and rate limit, one read of the user), which is as fast as the query
+// endpoint could be with a planner and lookup that took no time. The servers run side by side and
+// are measured in alternating rounds (the best round of each counts). The bar: 0.6x the bare
+// route's requests per second.
 import Fastify from 'fastify';
 import BetterSqlite3 from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -15,11 +19,17 @@ import { loadTest, type LoadResult } from './lib/http-load.ts';
 import { printTable, ratio } from './lib/report.ts';
 import { checkTarget } from './lib/targets.ts';
 
-const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 8);
+const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
+const ROUNDS = 2;
 const DOCUMENTS = 10_000;
 const TARGET = postId(1234);
 
-async function bareBaseline(): Promise<LoadResult> {
+interface Target {
+  url: string;
+  headers?: Record<string, string>;
+}
+
+async function startBare(): Promise<{ target: Target; close(): Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'cms-bench-'));
   const db = new BetterSqlite3(join(dir, 'bare.db'));
   db.pragma('journal_mode = WAL');
@@ -32,16 +42,17 @@ async function bareBaseline(): Promise<LoadResult> {
   const app = Fastify();
   app.get<{ Params: { id: string } }>('/docs/:id', async (request, reply) => reply.type('application/json').send(lookup.get(request.params.id)));
   await app.listen({ port: 0, host: '127.0.0.1' });
-  try {
-    return await loadTest({ url: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/docs/${TARGET}` }, DURATION_S);
-  } finally {
-    await app.close();
-    db.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
+  return {
+    target: { url: `http://127.0.0.1:${(app.server.address() as AddressInfo).port}/docs/${TARGET}` },
+    async close() {
+      await app.close();
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
 }
 
-async function ourServer(): Promise<LoadResult> {
+async function startOurs(): Promise<{ query: Target; me: Target; close(): Promise<void> }> {
   const app = await startTestApp({ RATE_LIMIT_PER_MINUTE: '100000000', LOG_LEVEL: 'silent' }, { db: createTestDatabase(undefined) });
   try {
     const token = await app.login();
@@ -54,23 +65,46 @@ async function ourServer(): Promise<LoadResult> {
     const headers = { authorization: `Bearer ${token}`, 'x-project': 'bench' };
     const check = await fetch(url, { headers });
     if (((await check.json()) as { result?: { _id?: string } }).result?._id !== TARGET) throw new Error('the query endpoint did not find the document');
-    return await loadTest({ url, headers }, DURATION_S);
-  } finally {
+    return { query: { url, headers }, me: { url: `${app.url}/api/v1/users/me`, headers }, close: () => app.close() };
+  } catch (error) {
     await app.close();
+    throw error;
   }
 }
 
+/** The best of ROUNDS runs of each target, the targets taking turns. */
+async function measureInTurns(targets: Target[]): Promise<LoadResult[]> {
+  const best: (LoadResult | undefined)[] = targets.map(() => undefined);
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const [i, target] of targets.entries()) {
+      const result = await loadTest(target, DURATION_S);
+      if (!best[i] || result.rps > best[i]!.rps) best[i] = result;
+    }
+  }
+  return best as LoadResult[];
+}
+
 export async function runQueryEndpointBenchmark(): Promise<void> {
-  console.log(`\nQuery endpoint: 16 connections for ${DURATION_S} s each, ${DOCUMENTS.toLocaleString('en')} documents, SQLite`);
-  const baseline = await bareBaseline();
-  const ours = await ourServer();
-  const row = (name: string, r: LoadResult) => [name, Math.round(r.rps), r.p50, r.p99, r.errors, ratio(r.rps, baseline.rps)];
-  printTable(
-    'GROQ lookup by id through HTTP, requests per second',
-    ['server', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'vs bare lookup'],
-    [row('bare Fastify + 1 SQLite lookup (baseline)', baseline), row('content service: GET /data/query, *[_id == $id][0]', ours)],
-  );
-  checkTarget('query endpoint against the bare lookup route', ours.rps / baseline.rps, { atLeast: 0.6 }, 'x');
+  console.log(`\nQuery endpoint: 16 connections for ${DURATION_S} s a round, ${ROUNDS} rounds, ${DOCUMENTS.toLocaleString('en')} documents, SQLite`);
+  const bare = await startBare();
+  const ours = await startOurs();
+  try {
+    const [baseline, query, me] = await measureInTurns([bare.target, ours.query, ours.me]);
+    const row = (name: string, r: LoadResult) => [name, Math.round(r.rps), r.p50, r.p99, r.errors, ratio(r.rps, baseline!.rps), ratio(r.rps, me!.rps)];
+    printTable(
+      'GROQ lookup by id through HTTP, requests per second (best round)',
+      ['server', 'req/s', 'p50 ms', 'p99 ms', 'errors', 'vs bare lookup', 'vs /users/me'],
+      [
+        row('bare Fastify + 1 SQLite lookup (baseline)', baseline!),
+        row('content service: GET /users/me (its floor)', me!),
+        row('content service: GET /data/query, *[_id == $id][0]', query!),
+      ],
+    );
+    checkTarget('query endpoint against the bare lookup route', query!.rps / baseline!.rps, { atLeast: 0.6 }, 'x');
+  } finally {
+    await ours.close();
+    await bare.close();
+  }
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) await runQueryEndpointBenchmark();
