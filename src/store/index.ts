@@ -4,6 +4,7 @@ import { createStoreOn, type Store } from './store.ts';
 
 export type { PlannerReads, Store, Repositories } from './store.ts';
 export { StoreDocumentSource, type DocumentLimit, type SourceOptions } from './document-index/source/store-document-source.ts';
+export { answerJson } from './document-index/source/read-text.ts';
 export type * from './records.ts';
 
 export interface StoreOptions {

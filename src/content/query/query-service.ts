@@ -1,5 +1,8 @@
 import { badRequest, internalError, AppError } from '../../errors.ts';
 import type { ProjectRecord, Store } from '../../store/index.ts';
+
+/** JSON text of a query's answer, whole documents as they were read (the route writes answers with it). */
+export { answerJson } from '../../store/index.ts';
 import type { Principal } from '../../access/principal.ts';
 import type { QueryLimits } from '../../config.ts';
 import { requireProjectRole } from '../../access/access-control.ts';

@@ -5,7 +5,7 @@ import { principalOf } from '../../http/request-context.ts';
 import { dataProject } from '../../http/data-project.ts';
 import { parametersFromQueryString } from '../../http/query-parameters.ts';
 import { bearerSecurity, errorResponses } from '../../http/schemas.ts';
-import type { QueryRequest, QueryResponse } from '../../content/query/query-service.ts';
+import { answerJson, type QueryRequest, type QueryResponse } from '../../content/query/query-service.ts';
 import { parsePerspective, PUBLISHED, RAW } from '../../content/query/perspectives.ts';
 import { isPublishedByDefault } from '../../http/api-dialect.ts';
 import { datasetParams, languageQuery, projectQuery } from './schemas.ts';
@@ -58,7 +58,7 @@ function streamJson(response: Extract<QueryResponse, { kind: 'stream' }>, withQu
       let chunk = `{${withQuery ? `"query":${JSON.stringify(response.query)},` : ''}"result":[`;
       let first = true;
       for await (const item of response.items) {
-        chunk += `${first ? '' : ','}${JSON.stringify(item ?? null)}`;
+        chunk += `${first ? '' : ','}${answerJson(item)}`;
         first = false;
         if (chunk.length >= 65_536) {
           yield chunk;
@@ -84,13 +84,16 @@ export const queryRoutes: FastifyPluginAsync<{ services: Services }> = async (ap
     });
     const withQuery = options.returnQuery !== false;
     const json = 'application/json; charset=utf-8';
+    const envelope = (result: string, ms: number) => `{${withQuery ? `"query":${JSON.stringify(response.query)},` : ''}"result":${result},"ms":${ms}}`;
     switch (response.kind) {
       case 'stream':
         return reply.type(json).send(streamJson(response, withQuery));
       case 'json':
         // A query worker's result is JSON text already: sent as it is, not parsed and written again.
-        return reply.type(json).send(`{${withQuery ? `"query":${JSON.stringify(response.query)},` : ''}"result":${response.json},"ms":${response.ms}}`);
+        return reply.type(json).send(envelope(response.json, response.ms));
       case 'value': {
+        // Whole documents go out as the text they were read from (answerJson).
+        if (!response.plan) return reply.type(json).send(envelope(answerJson(response.result), response.ms));
         const { kind: _kind, query, ...rest } = response;
         return withQuery ? { query, ...rest } : rest;
       }

@@ -21,6 +21,7 @@ import { decodeScalar, isOrderSafeString } from '../values.ts';
 import { jsonColumn } from '../../sql.ts';
 import { ConditionTranslator, needsShapes } from './constraint-conditions.ts';
 import type { IndexBatcher } from './index-batcher.ts';
+import { readDocument } from './read-text.ts';
 import type { DocumentLimit } from './store-document-source.ts';
 
 /** Beyond this many paths, whole documents are cheaper than a subquery per path and document. */
@@ -278,7 +279,7 @@ export class ScanExecution {
    */
   private async documents(rows: readonly DocumentRow[], select: DocumentSelection): Promise<unknown[]> {
     if (select.kind === 'paths') return rows.map((row) => withColumns(partAt(select.paths, jsonColumn<unknown[]>(row.content)), row));
-    if (select.kind !== 'values') return rows.map((row) => jsonColumn(row.content));
+    if (select.kind !== 'values') return rows.map((row) => readDocument(row.content));
     const batcher = this.context.batcher;
     const keys = select.paths;
     const paths = keys.map((key) => key.split('.'));
