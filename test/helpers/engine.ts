@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
 
 /**
@@ -47,4 +48,30 @@ export function createTestDatabase(pgUrl: string | undefined = process.env.TEST_
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Runs `use` on a connection of its own to a test database, beside the app's, and closes it: the
+ * SQLite file itself, or a PostgreSQL client in the database's schema (a test that writes or
+ * inspects rows the API would not).
+ */
+export async function withConnection<T>(
+  db: TestDatabase,
+  use: { sqlite: (connection: BetterSqlite3.Database) => T; postgres: (client: pg.Client) => Promise<T> },
+): Promise<T> {
+  if (db.engine === 'sqlite') {
+    const connection = new BetterSqlite3(db.databaseUrl.slice('sqlite:'.length));
+    try {
+      return use.sqlite(connection);
+    } finally {
+      connection.close();
+    }
+  }
+  const client = new pg.Client({ connectionString: db.databaseUrl, options: `-c search_path=${db.schema}` });
+  await client.connect();
+  try {
+    return await use.postgres(client);
+  } finally {
+    await client.end();
+  }
 }

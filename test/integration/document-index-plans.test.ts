@@ -5,11 +5,8 @@
 // in a value's order sorts ids, not documents: ties are sorted by id, and a sort that held the
 // content read and copied every document of a tied group (at 1M posts by day, ~250 for a page of 20).
 import { beforeAll, describe, expect, it } from 'vitest';
-import BetterSqlite3 from 'better-sqlite3';
-import pg from 'pg';
-import { join } from 'node:path';
 import { useTestApp } from '../helpers/test-app.ts';
-import { testEngine } from '../helpers/engine.ts';
+import { testEngine, withConnection } from '../helpers/engine.ts';
 import { toPositionalParams } from '../../src/store/postgres/placeholders.ts';
 import { jsonColumn } from '../../src/store/sql.ts';
 import type { DocumentQuery } from '../../src/store/document-index/document-query.ts';
@@ -74,26 +71,18 @@ describe(`document index plans (${testEngine})`, () => {
 
   it('reads the entries rows of the window only', async () => {
     const { sql, params } = app.services.store.documentIndex.describe(projectId, 'production', page);
-    if (app.db.engine === 'sqlite') {
-      const db = new BetterSqlite3(join(app.db.dataDir, 'content.db'), { readonly: true });
-      try {
+    await withConnection(app.db, {
+      sqlite: (db) => {
         const steps = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((row) => row.detail);
         expect(steps.some((step) => /^SEARCH e USING PRIMARY KEY/.test(step))).toBe(true);
         expect(steps.some((step) => /^SCAN e\b/.test(step))).toBe(false);
-      } finally {
-        db.close();
-      }
-      return;
-    }
-    const client = new pg.Client({ connectionString: app.db.databaseUrl, options: `-c search_path=${app.db.schema}` });
-    await client.connect();
-    try {
-      await client.query('ANALYZE');
-      const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${toPositionalParams(sql)}`, [...params]);
-      expect(rowsRead(rows[0]!['QUERY PLAN'][0].Plan, 'document_entries')).toBeLessThanOrEqual(WINDOW);
-    } finally {
-      await client.end();
-    }
+      },
+      postgres: async (client) => {
+        await client.query('ANALYZE');
+        const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${toPositionalParams(sql)}`, [...params]);
+        expect(rowsRead(rows[0]!['QUERY PLAN'][0].Plan, 'document_entries')).toBeLessThanOrEqual(WINDOW);
+      },
+    });
   });
 
   it('sorts the ids of a window in a value order, and reads the content of the window only', async () => {
@@ -105,9 +94,8 @@ describe(`document index plans (${testEngine})`, () => {
       select: { kind: 'content' },
     };
     const { sql, params } = app.services.store.documentIndex.describe(projectId, 'production', latest);
-    if (app.db.engine === 'sqlite') {
-      const db = new BetterSqlite3(join(app.db.dataDir, 'content.db'), { readonly: true });
-      try {
+    await withConnection(app.db, {
+      sqlite: (db) => {
         const steps = db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { parent: number; detail: string }[];
         // The rows a sort holds come from the steps beside it: none may read a document whole.
         const sorts = steps.filter((step) => /USE TEMP B-TREE/.test(step.detail));
@@ -116,13 +104,8 @@ describe(`document index plans (${testEngine})`, () => {
           const beside = steps.filter((step) => step.parent === sort.parent && /^(SEARCH|SCAN) d\b/.test(step.detail));
           for (const step of beside) expect(step.detail).toMatch(/COVERING INDEX/);
         }
-      } finally {
-        db.close();
-      }
-    } else {
-      const client = new pg.Client({ connectionString: app.db.databaseUrl, options: `-c search_path=${app.db.schema}` });
-      await client.connect();
-      try {
+      },
+      postgres: async (client) => {
         await client.query('ANALYZE');
         const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (VERBOSE, FORMAT JSON) ${toPositionalParams(sql)}`, [...params]);
         const sorted = (node: PlanNode): string[] => [
@@ -132,10 +115,8 @@ describe(`document index plans (${testEngine})`, () => {
         const columns = sorted(rows[0]!['QUERY PLAN'][0].Plan);
         expect(columns.length).toBeGreaterThan(0);
         expect(columns.filter((column) => /content/.test(column))).toEqual([]);
-      } finally {
-        await client.end();
-      }
-    }
+      },
+    });
     const page = await app.services.store.documentIndex.query(projectId, 'production', latest);
     const rows = 'rows' in page ? page.rows : [];
     const ids = rows.map((row) => jsonColumn<{ _id: string }>(row.content)._id);

@@ -4,11 +4,8 @@
 // it was written. SQLite hands the text over; PostgreSQL's driver parses jsonb itself, so there the
 // answer is serialized. Anything other than a whole document read (a projection) is serialized.
 import { beforeAll, describe, expect, it } from 'vitest';
-import BetterSqlite3 from 'better-sqlite3';
-import pg from 'pg';
-import { join } from 'node:path';
 import { useTestApp } from '../helpers/test-app.ts';
-import { testEngine } from '../helpers/engine.ts';
+import { testEngine, withConnection } from '../helpers/engine.ts';
 import { answerJson, readDocument } from '../../src/store/document-index/source/read-text.ts';
 
 const NOW = '2026-01-01T00:00:00.000Z';
@@ -40,22 +37,14 @@ describe(`query answers of whole documents through HTTP (${testEngine})`, () => 
     await app.services.store.transaction((tx) => tx.documents.putMany(projectId, 'production', [stored('post-1'), stored('post-2')]));
     // The stored text of each, with the number written as 1.50 (the same value).
     const text = (id: string) => JSON.stringify(stored(id)).replace('"n":1.5', '"n":1.50');
-    if (app.db.engine === 'sqlite') {
-      const db = new BetterSqlite3(join(app.db.dataDir, 'content.db'));
-      try {
+    await withConnection(app.db, {
+      sqlite: (db) => {
         for (const id of ['post-1', 'post-2']) db.prepare('UPDATE documents SET content = jsonb(?) WHERE project_id = ? AND id = ?').run(text(id), projectId, id);
-      } finally {
-        db.close();
-      }
-      return;
-    }
-    const client = new pg.Client({ connectionString: app.db.databaseUrl, options: `-c search_path=${app.db.schema}` });
-    await client.connect();
-    try {
-      for (const id of ['post-1', 'post-2']) await client.query('UPDATE documents SET content = $1::jsonb WHERE project_id = $2 AND id = $3', [text(id), projectId, id]);
-    } finally {
-      await client.end();
-    }
+      },
+      postgres: async (client) => {
+        for (const id of ['post-1', 'post-2']) await client.query('UPDATE documents SET content = $1::jsonb WHERE project_id = $2 AND id = $3', [text(id), projectId, id]);
+      },
+    });
   });
 
   const answer = async (query: string) => {
