@@ -12,10 +12,11 @@ const KEPT_CHANGES = 500;
 
 /**
  * Sends the events of one committed transaction (its changes in one dataset, in log order) to the
- * listeners of the dataset as they are when it starts, that subscribed before it committed. Every event says how many events of the
- * transaction its listener gets and which one it is (Sanity's transactionTotalEvents and
- * transactionCurrentEvent, which Studio waits on before it applies a multi-document
- * transaction), so all of a transaction's changes are judged before the first event leaves.
+ * listeners of the dataset as they are when it starts, that subscribed before it committed. Every
+ * event says how many events of the transaction its listener gets and which one it is (Sanity's
+ * transactionTotalEvents and transactionCurrentEvent, which Studio waits on before it applies a
+ * multi-document transaction), so all of a transaction's changes are judged before the first
+ * event leaves.
  * Listeners sharing a filter get the same events; each option set's text is made once.
  */
 export async function sendTransactionEvents(

@@ -33,8 +33,8 @@ export function mainThreadHeapGuard(): number {
  * The budget of one query (evaluator/budget.ts in the GROQ engine): it must finish by `deadline`
  * (performance.now() milliseconds), and each synchronous run of it may compute for `sliceMs` at
  * most, and the heap may hold `heapGuardBytes` at most (looked at every CHECK_EVERY units of
- * work), before it moves to a worker. In a worker
- * neither applies: only the deadline counts, and the worker's own heap limit.
+ * work), before it moves to a worker. In a worker neither applies: only the deadline counts, and
+ * the worker's own heap limit.
  */
 export class QueryBudget implements EvaluationBudget {
   private readonly deadline: number;

@@ -1,8 +1,5 @@
 import { badRequest, internalError, AppError } from '../../errors.ts';
 import type { ProjectRecord, Store } from '../../store/index.ts';
-
-/** JSON text of a query's answer, whole documents as they were read (the route writes answers with it). */
-export { answerJson } from '../../store/index.ts';
 import type { Principal } from '../../access/principal.ts';
 import type { QueryLimits } from '../../config.ts';
 import { requireProjectRole } from '../../access/access-control.ts';
@@ -14,6 +11,9 @@ import { mainThreadHeapGuard, MoveToWorker, QueryBudget } from './query-budget.t
 import { runQueryOn, type QueryJob } from './query-execution.ts';
 import type { QueryWorkers } from './query-workers.ts';
 import { RAW, type Perspective } from './perspectives.ts';
+
+/** JSON text of a query's answer, whole documents as they were read (the route writes answers with it). */
+export { answerJson } from '../../store/index.ts';
 
 export interface QueryRequest {
   query: string;

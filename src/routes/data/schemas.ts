@@ -53,10 +53,9 @@ export const writeQuery = {
   ...projectQuery,
 } as const;
 
-/** One document a transaction wrote (or, in a dry run, would write), as a write answers it. */
 /**
- * The answer to a write: its transaction id and, per document, the operation done (and the
- * document, where `resultRequired` names it).
+ * The answer to a write: its transaction id and, per document it wrote (or, in a dry run, would
+ * write), the operation done (and the document, where `resultRequired` names it).
  */
 export function writeAnswerSchema(
   operations: readonly string[],
