@@ -16,8 +16,8 @@
 // evaluates the rest on the candidates, so pushdown only narrows and never changes a result. A
 // source that applies all of them may also order, window and count. Sources without `scan()` get
 // `documents()` and the evaluator does everything.
-import { MemoryIndexes, pagesOf, scanMemory, type MemoryScanOptions } from './planner/memory-scan.ts';
-import type { ScanAnswer, ScanRequest } from './planner/scan-plan.ts';
+import { MemoryIndexes, pagesOf, scanMemory, valuePagesOf, type MemoryScanOptions } from './planner/memory-scan.ts';
+import type { FieldPath, ScanAnswer, ScanRequest } from './planner/scan-plan.ts';
 
 /** Returned by a source that has recorded the request and will fetch it in `load()`. */
 export const PENDING: unique symbol = Symbol('groq.pending');
@@ -34,6 +34,14 @@ export interface DocumentSource {
    * pages (subqueries and dereferences of their documents) when it moves to the next.
    */
   pages?(request: ScanRequest): AsyncIterable<ScanAnswer>;
+  /**
+   * For an aggregate of one path's values (`math::sum(*[_type == "post"].views)`) whose request is
+   * unordered: the values at `path` of every candidate, in any order and a page at a time, leaving
+   * out the candidates that have none there (null or absent: the aggregates that take any order
+   * skip nulls). Null when the source cannot say them without the documents (the evaluator then
+   * reads pages of documents); optional.
+   */
+  values?(request: ScanRequest, path: FieldPath): Promise<AsyncIterable<readonly unknown[]> | null>;
   /** The document whose `_id` is `id`, or null. Called for every `->`; must not scan. */
   getDocument(id: string): unknown;
   /** Fetches what was answered with PENDING since the last call. Needed only by asynchronous sources. */
@@ -53,6 +61,9 @@ export function createMemorySource(documents: readonly unknown[], options: Memor
     documents: () => documents,
     scan: (request) => scanMemory(documents, indexes, request, options),
     pages: (request) => pagesOf(scanMemory(documents, indexes, { ...request, window: null }, options), options.pageSize ?? 1000, request.unordered === true),
+    // Every constraint is applied; a filter with more than constraints needs the documents.
+    values: async (request, path) =>
+      request.complete && request.unordered ? valuePagesOf(scanMemory(documents, indexes, { ...request, window: null }, options), path, options.pageSize ?? 1000) : null,
     getDocument: (id) => byId.get(id) ?? null,
   };
 }

@@ -11,6 +11,7 @@ import {
   QueryTrace,
   requestKey,
   type DocumentSource,
+  type FieldPath,
   type ScanAnswer,
   type ScanRequest,
 } from '../../src/groq/index.ts';
@@ -21,11 +22,13 @@ const plan = (query: string) =>
   describePlan(planQuery(parse(query)), query).scans.map((scan) => ({ ...scan, fields: Array.isArray(scan.fields) ? [...scan.fields].sort() : scan.fields }));
 
 /** A memory source that records the scan requests it answers. */
-function recordingSource(documents: readonly unknown[], pageSize = 1000): DocumentSource & { requests: ScanRequest[] } {
+function recordingSource(documents: readonly unknown[], pageSize = 1000): DocumentSource & { requests: ScanRequest[]; valuesAt: FieldPath[] } {
   const inner = createMemorySource(documents, { prune: true, pageSize });
   const requests: ScanRequest[] = [];
+  const valuesAt: FieldPath[] = [];
   return {
     requests,
+    valuesAt,
     documents: () => inner.documents(),
     getDocument: (id) => inner.getDocument(id),
     scan(request) {
@@ -35,6 +38,12 @@ function recordingSource(documents: readonly unknown[], pageSize = 1000): Docume
     pages(request) {
       requests.push(request);
       return inner.pages!(request);
+    },
+    async values(request, path) {
+      requests.push(request);
+      const pages = await inner.values!(request, path);
+      if (pages) valuesAt.push(path);
+      return pages;
     },
   };
 }
@@ -182,6 +191,32 @@ describe('query planner: evaluation', () => {
     // Not exact in any order: asked again in dataset order.
     expect(await asked('math::sum(*[_type == "n"].x)', docs)).toEqual({ value: 1e16, unordered: [true, false] });
     expect(await asked('array::unique(*[_type == "n"].x)', docs)).toEqual({ value: [1e16, 1], unordered: [false] });
+  });
+
+  it('takes an aggregate of one path\'s values from the source as values, not documents', async () => {
+    const docs = [
+      { _id: 'a', _type: 'n', x: { y: 2 }, z: 1 },
+      { _id: 'b', _type: 'n', x: { y: 3 } },
+      { _id: 'c', _type: 'n', x: null },
+      { _id: 'd', _type: 'm', x: { y: 100 } },
+    ];
+    const asked = async (query: string) => {
+      const source = recordingSource(docs, 1);
+      const trace = new QueryTrace();
+      const value = await evaluate(query, { source, trace });
+      return { value, valuesAt: source.valuesAt, pages: trace.pages };
+    };
+    // Nested paths too; documents without a value there (c) contribute nothing, as their null would not.
+    expect(await asked('math::sum(*[_type == "n"].x.y)')).toEqual({ value: 5, valuesAt: [['x', 'y']], pages: 2 });
+    expect(await asked('math::avg(*[_type == "n"].x.y)')).toEqual({ value: 2.5, valuesAt: [['x', 'y']], pages: 2 });
+    expect(await asked('math::max(*[_type == "n"].z)')).toEqual({ value: 1, valuesAt: [['z']], pages: 1 });
+    // An object among the values makes the sum null, in any order.
+    expect(await asked('math::sum(*[_type == "n"].x)')).toMatchObject({ value: null, valuesAt: [['x']] });
+    // Items that are not one path's values, or a filter the source cannot apply whole, take documents.
+    expect(await asked('math::sum(*[_type == "n"]{"v": x.y * 2}.v)')).toMatchObject({ value: 10, valuesAt: [] });
+    expect(await asked('math::sum(*[_type == "n" && length(_id) == 1].x.y)')).toMatchObject({ value: 5, valuesAt: [] });
+    // So do functions that do not take their items in any order, and may keep nulls.
+    expect(await asked('array::unique(*[_type == "n"].z)')).toMatchObject({ value: [1, null], valuesAt: [] });
   });
 
   it('waits for an asynchronous source, asking each round of scans in one batch', async () => {

@@ -1,4 +1,4 @@
-import { PENDING, type Constraint, type DocumentSource, type ScanAnswer, type ScanRequest } from '../../groq/index.ts';
+import { PENDING, type Constraint, type DocumentSource, type FieldPath, type ScanAnswer, type ScanRequest } from '../../groq/index.ts';
 import { publishedIdOf } from '../document-ids.ts';
 import type { Perspective } from './perspectives.ts';
 
@@ -64,6 +64,8 @@ function publishedSource(inner: DocumentSource): DocumentSource {
         for await (const answer of inner.pages!(publishedOnly(request))) yield withoutUnpublished(answer);
       },
     }),
+    // The source says values only where it applied every constraint, these too.
+    ...(inner.values && { values: (request: ScanRequest, path: FieldPath) => inner.values!(publishedOnly(request), path) }),
   };
 }
 

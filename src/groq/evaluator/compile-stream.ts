@@ -3,6 +3,7 @@
 // yields; and for an aggregate `f(items)`, f of the items of all pages. run-query.ts drives them.
 import type { FuncCallNode } from '../ast.ts';
 import type { InAnyOrder } from '../functions/types.ts';
+import type { FieldPath } from '../planner/scan-plan.ts';
 import type { StreamPlan } from '../planner/stream.ts';
 import { compileNode, type Context } from './compile.ts';
 import { compileScanRequest, type RequestBinder } from './compile-scan.ts';
@@ -19,7 +20,10 @@ export type CompiledStream = {
   readonly request: RequestBinder;
   /** What one page yields: its part of the result array, its count, or its part of the items. */
   readonly page: Executor;
-} & ({ readonly kind: 'items' | 'count' } | { readonly kind: 'aggregate'; readonly aggregate: Aggregate; readonly inAnyOrder: InAnyOrder | null });
+} & (
+  | { readonly kind: 'items' | 'count' }
+  | { readonly kind: 'aggregate'; readonly aggregate: Aggregate; readonly inAnyOrder: InAnyOrder | null; readonly valuesAt: FieldPath | null }
+);
 
 /**
  * Compiles a streamed query: its root executor (the whole result at once, for a source without
@@ -37,7 +41,7 @@ export function compileStream(plan: StreamPlan, c: Context): { root: Executor; s
   const aggregate = compileAggregate(plan.call, c);
   return {
     root: (scope) => aggregate(scope, items(scope)),
-    stream: { kind: 'aggregate', scan, request, page: items, aggregate, inAnyOrder: plan.inAnyOrder },
+    stream: { kind: 'aggregate', scan, request, page: items, aggregate, inAnyOrder: plan.inAnyOrder, valuesAt: plan.valuesAt },
   };
 }
 

@@ -100,8 +100,19 @@ export async function runQuery(query: CompiledQuery, settings: RunSettings): Pro
         }
         return { items, reordered };
       };
+      /** The items as the source's values at the path they read, when it can say them (in any order). */
+      const collectValues = async (): Promise<{ items: unknown[]; reordered: boolean } | null> => {
+        const pages = stream.valuesAt && source.values ? await source.values({ ...request, unordered: true }, stream.valuesAt) : null;
+        if (!pages) return null;
+        const items: unknown[] = [];
+        for await (const values of pages) {
+          if (trace) trace.pages++;
+          for (const value of values) items.push(value);
+        }
+        return { items, reordered: true };
+      };
       const inAnyOrder = stream.inAnyOrder;
-      let collected = await collect(inAnyOrder ? { ...request, unordered: true } : request);
+      let collected = inAnyOrder ? ((await collectValues()) ?? (await collect({ ...request, unordered: true }))) : await collect(request);
       // Items the source handed out of dataset order are asked again in order, unless f's value on
       // them is the same in any order (a sum of floating-point numbers may not be).
       if (inAnyOrder && collected.reordered && !inAnyOrder(collected.items)) collected = await collect(request);

@@ -7,7 +7,7 @@ import { isObject } from '../evaluator/values.ts';
 import { referencedIds } from '../functions/references.ts';
 import { evaluateConstraint, readPath } from './constraints.ts';
 import { partOf } from './read-paths.ts';
-import type { Constraint, ScanAnswer, ScanRequest } from './scan-plan.ts';
+import type { Constraint, FieldPath, ScanAnswer, ScanRequest } from './scan-plan.ts';
 
 export type MemoryScanOptions = {
   /**
@@ -120,4 +120,15 @@ export async function* pagesOf(answer: ScanAnswer, pageSize: number, unordered =
   for (let start = 0; start === 0 || start < documents.length; start += pageSize) {
     yield { ...answer, documents: documents.slice(start, start + pageSize), ...(reordered ? { reordered } : {}) };
   }
+}
+
+/**
+ * The values at `path` of an answer's documents, as an aggregate of them reads them
+ * (DocumentSource.values): nulls left out, backwards like an unordered request's pages, a page at
+ * a time.
+ */
+export async function* valuePagesOf(answer: ScanAnswer, path: FieldPath, pageSize: number): AsyncGenerator<unknown[]> {
+  const values = (answer.documents ?? []).map((document) => readPath(document, path)).filter((value) => value !== null);
+  values.reverse();
+  for (let start = 0; start === 0 || start < values.length; start += pageSize) yield values.slice(start, start + pageSize);
 }

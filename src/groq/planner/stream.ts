@@ -5,12 +5,15 @@
 // - count:     `count(*[filter])` that the source cannot count itself: the sum of the pages';
 // - aggregate: `f(items)` (`math::sum(*[_type == "post"].views)`): f of the concatenated items,
 //              which holds the mapped values, not the documents. Where f does not depend on the
-//              items' order, the source may hand the pages out in any order (an index's order).
+//              items' order, the source may hand the pages out in any order (an index's order);
+//              where the items are one path's values of the scanned documents, it may hand out
+//              those values alone (DocumentSource.values).
 // The scan must have no order() and no slice: those need every candidate (or the source windows them).
 import type { ExprNode, FuncCallNode } from '../ast.ts';
 import { findFunction } from '../functions/registry.ts';
 import type { InAnyOrder } from '../functions/types.ts';
-import type { ScanPlan } from './scan-plan.ts';
+import { documentPath } from './extract.ts';
+import type { FieldPath, ScanPlan } from './scan-plan.ts';
 
 /** How a planned query is run a page of its scan's documents at a time (see above). */
 export type StreamPlan =
@@ -24,6 +27,8 @@ export type StreamPlan =
       call: FuncCallNode;
       /** Set when f's value may not depend on the items' order: the pages may come in any order. */
       inAnyOrder: InAnyOrder | null;
+      /** The path whose value each document contributes, when the items are just that (`*[f].a.b`). */
+      valuesAt: FieldPath | null;
     };
 
 /** The scan at the bottom of a chain of element-wise operations, if it can be streamed. */
@@ -53,7 +58,8 @@ export function streamPlanOf(root: ExprNode): StreamPlan | null {
     const items = root.args[0]!;
     const inner = itemsScan(items);
     const inAnyOrder = findFunction(root.namespace, root.name)?.inAnyOrder ?? null;
-    if (inner) return { kind: 'aggregate', scan: inner, items, call: root, inAnyOrder };
+    const valuesAt = items.type === 'Map' && items.base.type === 'Scan' ? documentPath(items.expr) : null;
+    if (inner) return { kind: 'aggregate', scan: inner, items, call: root, inAnyOrder, valuesAt };
   }
   return null;
 }

@@ -168,7 +168,7 @@ export class ScanExecution {
 
   /**
    * The candidates a page at a time, in id order; or, for an aggregate that takes them in any
-   * order, in the order of the one path whose value rows stand for them (walkedPath()). A query's
+   * order, in the order of the one path whose value rows stand for them (valueWalk()). A query's
    * first page is the size of a page of whole documents, so that a small result is one statement
    * of a small page; pages assembled from a few values are larger.
    */
@@ -178,18 +178,47 @@ export class ScanExecution {
       yield await this.count(where, applied);
       return;
     }
-    const walked = exact && this.request.unordered ? await this.walkedPath(where, select) : null;
+    const walked = exact && this.request.unordered ? await this.valueWalk(where, select) : null;
     const first: DocumentQuery =
-      walked === null
-        ? { where, order: { kind: 'id', descending: false }, offset: 0, limit: sizes.documents, select }
-        : { where: { kind: 'value', path: walked }, order: { kind: 'value', path: walked, descending: false }, offset: 0, limit: sizes.values, select };
-    const pageSize = select.kind === 'values' ? sizes.values : sizes.documents;
+      walked === null ? { where, order: { kind: 'id', descending: false }, offset: 0, limit: sizes.documents, select } : walkQuery(walked, select, sizes.values);
+    for await (const rows of this.rowPages(first, select.kind === 'values' ? sizes.values : sizes.documents)) {
+      yield { documents: await this.documents(rows, select), applied, windowed: false, ...(walked === null ? {} : { reordered: true }) };
+    }
+  }
+
+  /**
+   * For an aggregate of the values at `path` that takes them in any order: those values, walked
+   * in value order from the index a page at a time (no document is assembled), when the path's
+   * value rows stand for the candidates exactly (valueWalk()); else null. A value the index holds
+   * only in part (a long string) is read from its document.
+   */
+  async values(path: FieldPath, pageSize: number): Promise<AsyncGenerator<unknown[]> | null> {
+    const { where, exact, select } = await this.prepare();
+    const walked = exact && this.request.unordered ? await this.valueWalk(where, select) : null;
+    return walked === null || walked.path !== path.join('.') ? null : this.walkValues(walkQuery(walked, select, pageSize), path, pageSize);
+  }
+
+  private async *walkValues(first: DocumentQuery, path: FieldPath, pageSize: number): AsyncGenerator<unknown[]> {
+    const batcher = this.context.batcher;
+    for await (const rows of this.rowPages(first, pageSize)) {
+      let partial = false;
+      const values = rows.map((row): unknown => {
+        const value = decodeScalar(row.values![0]!);
+        if (value !== undefined) return value;
+        partial = true;
+        return batcher.content(row.id).then((document) => readPath(document, path));
+      });
+      yield partial ? await Promise.all(values) : values;
+    }
+  }
+
+  /** The rows of `first` and of each query after its last row, a page at a time, until a page is not full. */
+  private async *rowPages(first: DocumentQuery, pageSize: number): AsyncGenerator<DocumentRow[]> {
     let query: DocumentQuery | null = first;
     let next: Promise<DocumentRow[]> | null = this.rows(first);
     while (query && next) {
       const rows: DocumentRow[] = await next;
       const last = rows[rows.length - 1];
-      // Each page after the last row of the one before, until one is not full.
       query = last && rows.length === query.limit ? { ...query, limit: pageSize, after: { id: last.id, value: last.sortValue } } : null;
       next = null;
       // Where the database reads beside this thread, the next page is read while the evaluator
@@ -202,27 +231,34 @@ export class ScanExecution {
         // go before the evaluator takes the thread for this page.
         await new Promise((resolve) => setImmediate(resolve));
       }
-      yield { documents: await this.documents(rows, select), applied, windowed: false, ...(walked === null ? {} : { reordered: true }) };
+      yield rows;
       if (query && !next) next = this.rows(query);
     }
   }
 
   /**
    * For candidates wanted in any order (ScanRequest.unordered), reading one path's values of the
-   * documents of some types: that path, when its value rows are exactly what the scan yields, so
-   * that walking them in value order (index only) can stand for the type's documents in id order.
-   * That is when every document with a scalar there is of those types, and none of them has an
-   * object or array there (whose value is not null, and which has no value row); documents with
-   * nothing there are left out, which changes nothing: the query reads null from them, and the
-   * aggregates that take any order skip nulls. Null when the scan stays as it is.
+   * documents of some types: the query of that path's value rows, when they are exactly what the
+   * scan yields, so that walking them in value order (index only) can stand for the type's
+   * documents in id order. That is when every document with a scalar there is of those types, and
+   * none of them has an object or array there (whose value is not null, and which has no value
+   * row); documents with nothing there are left out, which changes nothing: the query reads null
+   * from them, and the aggregates that take any order skip nulls. Conditions on ids alone (a
+   * perspective's "no drafts") hold on the value rows too, which carry the id. Null when the scan
+   * stays as it is.
    */
-  private async walkedPath(where: DocumentCondition, select: DocumentSelection): Promise<string | null> {
-    if (select.kind !== 'values' || select.type || select.paths.length !== 1 || where.kind !== 'type') return null;
+  private async valueWalk(where: DocumentCondition, select: DocumentSelection): Promise<{ path: string; where: DocumentCondition } | null> {
+    if (select.kind !== 'values' || select.type || select.paths.length !== 1) return null;
+    const parts = conjuncts(where);
+    const typed = parts.filter((part) => part.kind === 'type');
+    const onIds = parts.filter((part) => part.kind !== 'type');
+    if (typed.length !== 1 || !onIds.every(readsIdsOnly)) return null;
+    const types = (typed[0] as Extract<DocumentCondition, { kind: 'type' }>).types;
     const path = select.paths[0]!;
     const { byHash, nonScalarPaths } = await this.context.shapes();
     if (nonScalarPaths.has(path)) return null;
-    for (const shape of byHash.values()) if (shape.paths.get(path) === 's' && !where.types.includes(shape.type)) return null;
-    return path;
+    for (const shape of byHash.values()) if (shape.paths.get(path) === 's' && !types.includes(shape.type)) return null;
+    return { path, where: and([{ kind: 'value', path }, ...onIds]) };
   }
 
   /**
@@ -310,6 +346,27 @@ export class ScanExecution {
       });
     });
     return documents.some((document) => document instanceof Promise) ? Promise.all(documents) : documents;
+  }
+}
+
+/** The first page of the value rows `walked` (ScanExecution.valueWalk()), in value order. */
+function walkQuery(walked: { path: string; where: DocumentCondition }, select: DocumentSelection, limit: number): DocumentQuery {
+  return { where: walked.where, order: { kind: 'value', path: walked.path, descending: false }, offset: 0, limit, select };
+}
+
+/** Whether a condition asks only about ids (which every index row carries). */
+function readsIdsOnly(condition: DocumentCondition): boolean {
+  switch (condition.kind) {
+    case 'id':
+    case 'idRange':
+      return true;
+    case 'not':
+      return readsIdsOnly(condition.condition);
+    case 'and':
+    case 'or':
+      return condition.conditions.every(readsIdsOnly);
+    default:
+      return false;
   }
 }
 

@@ -1,4 +1,4 @@
-import { PENDING, requestKey, type DocumentSource, type ScanAnswer, type ScanRequest } from '../../../groq/index.ts';
+import { PENDING, requestKey, type DocumentSource, type FieldPath, type ScanAnswer, type ScanRequest } from '../../../groq/index.ts';
 import type { PlannerReads, Store } from '../../store.ts';
 import type { StatementCounter } from '../../sql.ts';
 import { ConditionTranslator } from './constraint-conditions.ts';
@@ -118,6 +118,14 @@ export class StoreDocumentSource implements DocumentSource {
       this.answers.clear();
       this.byId.clear();
     }
+  }
+
+  /** An aggregate's values at one path, straight from the index when its rows stand for the scan's candidates. */
+  async values(request: ScanRequest, path: FieldPath): Promise<AsyncIterable<readonly unknown[]> | null> {
+    const execution = new ScanExecution(request, this.context());
+    const values = await execution.values(path, this.pageSizes.values);
+    if (values && !this.reports.has(request.scan)) this.reports.set(request.scan, execution.report);
+    return values;
   }
 
   /** The dataset's shapes are read once per query, if a scan needs them (one row per distinct layout). */
