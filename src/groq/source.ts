@@ -16,7 +16,7 @@
 // evaluates the rest on the candidates, so pushdown only narrows and never changes a result. A
 // source that applies all of them may also order, window and count. Sources without `scan()` get
 // `documents()` and the evaluator does everything.
-import { MemoryIndexes, pagesOf, scanMemory, valuePagesOf, type MemoryScanOptions } from './planner/memory-scan.ts';
+import { firstValuesOf, MemoryIndexes, pagesOf, scanMemory, valuePagesOf, type MemoryScanOptions } from './planner/memory-scan.ts';
 import type { FieldPath, ScanAnswer, ScanRequest } from './planner/scan-plan.ts';
 
 /** Returned by a source that has recorded the request and will fetch it in `load()`. */
@@ -42,6 +42,14 @@ export interface DocumentSource {
    * reads pages of documents); optional.
    */
   values?(request: ScanRequest, path: FieldPath): Promise<AsyncIterable<readonly unknown[]> | null>;
+  /**
+   * For an aggregate of one path's values that depends only on the first occurrence of each
+   * (`array::unique(*[_type == "post"].author._ref)`): the distinct values at `path` of the
+   * candidates, each where the first candidate (in dataset order) that has it puts it, null among
+   * them where a candidate has none. Null when the source cannot say them so, or when a candidate
+   * has an object or array there; optional.
+   */
+  firstValues?(request: ScanRequest, path: FieldPath): Promise<readonly unknown[] | null>;
   /** The document whose `_id` is `id`, or null. Called for every `->`; must not scan. */
   getDocument(id: string): unknown;
   /** Fetches what was answered with PENDING since the last call. Needed only by asynchronous sources. */
@@ -64,6 +72,7 @@ export function createMemorySource(documents: readonly unknown[], options: Memor
     // Every constraint is applied; a filter with more than constraints needs the documents.
     values: async (request, path) =>
       request.complete && request.unordered ? valuePagesOf(scanMemory(documents, indexes, { ...request, window: null }, options), path, options.pageSize ?? 1000) : null,
+    firstValues: async (request, path) => (request.complete ? firstValuesOf(scanMemory(documents, indexes, { ...request, window: null }, options), path) : null),
     getDocument: (id) => byId.get(id) ?? null,
   };
 }

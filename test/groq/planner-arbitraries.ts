@@ -104,7 +104,8 @@ export const plannerQuery: fc.Arbitrary<string> = fc.oneof(
   // Whole documents per subquery: on SQLite, rows of many subqueries come back in one JSON array.
   fc.tuple(plannerPredicate, slice).map(([p, s]) => `*[_type == "author" || ${p}]{_id, "posts": *[references(^._id)]${s}}`),
   plannerPredicate.map((p) => `{"a": *[${p}][0]._id, "b": count(*), "c": *[_id in *[${p}]._id]._id}`),
-  // Aggregates that may take their items in any order (sums only while that is exact).
-  fc.tuple(plannerPredicate, fc.constantFrom('math::sum', 'math::avg', 'math::min', 'math::max'), fc.constantFrom('n', 'v', 'obj.n', 'b')).map(([p, f, a]) => `${f}(*[${p}].${a})`),
-  fc.constantFrom('math::sum(*[_type == "post"].n)', 'math::avg(*.n)', 'math::sum(*[defined(n)].n)'),
+  // Aggregates that may take their items in any order (sums only while that is exact), or only
+  // the first occurrence of each (array::unique).
+  fc.tuple(plannerPredicate, fc.constantFrom('math::sum', 'math::avg', 'math::min', 'math::max', 'array::unique'), fc.constantFrom('n', 'v', 'obj.n', 'b')).map(([p, f, a]) => `${f}(*[${p}].${a})`),
+  fc.constantFrom('math::sum(*[_type == "post"].n)', 'math::avg(*.n)', 'math::sum(*[defined(n)].n)', 'array::unique(*[_type == "post"].n)', 'array::unique(*[_type == "post"].obj.n)'),
 );

@@ -79,7 +79,7 @@ describe(`query planner on the store (${testEngine})`, () => {
   let project: TestProject;
 
   beforeAll(async () => {
-    project = await createProject(app, app.admin, ['production', 'imported', 'big', 'events', 'mixed', 'search', 'parts', 'visits', 'floats', 'summed', 'many', 'few', 'longs', 'published']);
+    project = await createProject(app, app.admin, ['production', 'imported', 'big', 'events', 'mixed', 'search', 'parts', 'visits', 'floats', 'summed', 'many', 'few', 'longs', 'published', 'unique']);
   });
 
   const query = (body: { query: string; params?: Record<string, unknown> }, qs = '', dataset = 'production') =>
@@ -320,6 +320,47 @@ describe(`query planner on the store (${testEngine})`, () => {
     for (const q of ['math::sum(*[_type == "visit"].count)', 'math::avg(*[_type == "visit"].count)']) {
       expect(await result(q, undefined, 'visits')).toEqual(await evaluate(q, { dataset: [...counts.map((count, i) => ({ _id: `v${String(i).padStart(5, '0')}`, _type: 'visit', count }))], planner: false }));
     }
+  });
+
+  it('answers array::unique of one path\'s values from the index, grouped, in the order of their first documents', async () => {
+    const long = 'y'.repeat(300);
+    const docs = [
+      { _id: 'u01', _type: 'u', tag: 'b' },
+      { _id: 'u02', _type: 'u' },
+      { _id: 'u03', _type: 'u', tag: 'a' },
+      { _id: 'u04', _type: 'u', tag: 'b' },
+      { _id: 'u05', _type: 'u', tag: 3 },
+      { _id: 'u06', _type: 'u', tag: true },
+      { _id: 'u07', _type: 'u', tag: 3 },
+      { _id: 'drafts.u03', _type: 'u', tag: 'z' },
+      { _id: 'w1', _type: 'w', label: long },
+      { _id: 'w2', _type: 'w', label: `${long}!` },
+      { _id: 'w3', _type: 'w', label: long },
+    ];
+    ok(
+      await app.request('POST', '/api/v1/data/import/unique', {
+        token: app.admin,
+        headers: { 'x-project': project.slug, 'content-type': 'application/x-ndjson' },
+        rawBody: docs.map((doc) => JSON.stringify(doc)).join('\n'),
+      }),
+    );
+    const unique = (text: string, perspective = 'raw') => query({ query: text }, `?explain=true&perspective=${perspective}`, 'unique').then(ok);
+    // The dataset's order is its ids'.
+    const unplanned = async (text: string) => evaluate(text, { dataset: [...docs].sort((a, b) => (a._id < b._id ? -1 : 1)), planner: false });
+    // u02 has no tag: its null comes where u02 is, after b; drafts come before the published ids.
+    const tags = await unique('array::unique(*[_type == "u"].tag)');
+    expect(tags.result).toEqual(['z', 'b', null, 'a', 3, true]);
+    expect(tags.result).toEqual(await unplanned('array::unique(*[_type == "u"].tag)'));
+    const [, grouped] = tags.plan!.scans[0]!.sql;
+    expect(grouped).toMatch(/^SELECT x\.value AS value, MIN\(x\.id\) AS first FROM document_values x WHERE .* GROUP BY x\.value ORDER BY first$/);
+    // The published perspective's conditions on ids are applied to the value rows.
+    const published = await unique('array::unique(*[_type == "u"].tag)', 'published');
+    expect(published.result).toEqual(['b', null, 'a', 3, true]);
+    expect(published.plan!.scans[0]!.sql.join('\n')).toMatch(/GROUP BY x\.value/);
+    // Strings the index holds only the start of may differ past it: the documents are read.
+    const labels = await unique('array::unique(*[_type == "w"].label)');
+    expect(labels.result).toEqual([long, `${long}!`]);
+    expect(labels.plan!.scans[0]!.sql.join('\n')).not.toMatch(/GROUP BY/);
   });
 
   it('checks no type where only the queried type has the path whose values drive the query', async () => {

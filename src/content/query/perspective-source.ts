@@ -66,6 +66,7 @@ function publishedSource(inner: DocumentSource): DocumentSource {
     }),
     // The source says values only where it applied every constraint, these too.
     ...(inner.values && { values: (request: ScanRequest, path: FieldPath) => inner.values!(publishedOnly(request), path) }),
+    ...(inner.firstValues && { firstValues: (request: ScanRequest, path: FieldPath) => inner.firstValues!(publishedOnly(request), path) }),
   };
 }
 

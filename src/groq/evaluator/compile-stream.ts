@@ -22,7 +22,13 @@ export type CompiledStream = {
   readonly page: Executor;
 } & (
   | { readonly kind: 'items' | 'count' }
-  | { readonly kind: 'aggregate'; readonly aggregate: Aggregate; readonly inAnyOrder: InAnyOrder | null; readonly valuesAt: FieldPath | null }
+  | {
+      readonly kind: 'aggregate';
+      readonly aggregate: Aggregate;
+      readonly inAnyOrder: InAnyOrder | null;
+      readonly valuesAt: FieldPath | null;
+      readonly onFirstOccurrences: boolean;
+    }
 );
 
 /**
@@ -41,7 +47,7 @@ export function compileStream(plan: StreamPlan, c: Context): { root: Executor; s
   const aggregate = compileAggregate(plan.call, c);
   return {
     root: (scope) => aggregate(scope, items(scope)),
-    stream: { kind: 'aggregate', scan, request, page: items, aggregate, inAnyOrder: plan.inAnyOrder, valuesAt: plan.valuesAt },
+    stream: { kind: 'aggregate', scan, request, page: items, aggregate, inAnyOrder: plan.inAnyOrder, valuesAt: plan.valuesAt, onFirstOccurrences: plan.onFirstOccurrences },
   };
 }
 

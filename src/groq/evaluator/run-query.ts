@@ -90,6 +90,14 @@ export async function runQuery(query: CompiledQuery, settings: RunSettings): Pro
       return { kind: 'value', value: count };
     }
     case 'aggregate': {
+      const aggregateOf = async (items: readonly unknown[]): Promise<QueryOutput> => ({
+        kind: 'value',
+        value: json(await rounds(settings, (scope) => stream.aggregate(scope, items), slots)),
+      });
+      if (stream.onFirstOccurrences && stream.valuesAt && source.firstValues) {
+        const firsts = await source.firstValues(request, stream.valuesAt);
+        if (firsts) return aggregateOf(firsts);
+      }
       const collect = async (asked: ScanRequest): Promise<{ items: unknown[]; reordered: boolean }> => {
         const items: unknown[] = [];
         let reordered = false;
@@ -116,8 +124,7 @@ export async function runQuery(query: CompiledQuery, settings: RunSettings): Pro
       // Items the source handed out of dataset order are asked again in order, unless f's value on
       // them is the same in any order (a sum of floating-point numbers may not be).
       if (inAnyOrder && collected.reordered && !inAnyOrder(collected.items)) collected = await collect(request);
-      const items = collected.items;
-      return { kind: 'value', value: json(await rounds(settings, (scope) => stream.aggregate(scope, items), slots)) };
+      return aggregateOf(collected.items);
     }
   }
 }

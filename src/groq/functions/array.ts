@@ -21,21 +21,24 @@ export const arrayFunctions: Namespace = {
     return parts.join(separator);
   }),
   compact: unary((array) => (Array.isArray(array) ? array.filter((item) => item !== null) : null)),
-  unique: unary((array) => {
-    if (!Array.isArray(array)) return null;
-    const seen = new Set<unknown>();
-    const result: unknown[] = [];
-    for (const item of array) {
-      // Datetimes are compared by instant, other simple values by value; the rest are all kept.
-      const key = item instanceof DateTime ? `datetime:${item.ms}` : item;
-      if (isSimple(item) || item === null) {
-        if (seen.has(key)) continue;
-        seen.add(key);
+  unique: {
+    ...unary((array) => {
+      if (!Array.isArray(array)) return null;
+      const seen = new Set<unknown>();
+      const result: unknown[] = [];
+      for (const item of array) {
+        // Datetimes are compared by instant, other simple values by value; the rest are all kept.
+        const key = item instanceof DateTime ? `datetime:${item.ms}` : item;
+        if (isSimple(item) || item === null) {
+          if (seen.has(key)) continue;
+          seen.add(key);
+        }
+        result.push(item);
       }
-      result.push(item);
-    }
-    return result;
-  }),
+      return result;
+    }),
+    onFirstOccurrences: true,
+  },
   intersects: binary((a, b) => {
     if (!Array.isArray(a) || !Array.isArray(b)) return null;
     return a.some((x) => b.some((y) => equals(x, y)));

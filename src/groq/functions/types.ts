@@ -37,6 +37,13 @@ export type GroqFunction = {
    * index's), and is asked again in dataset order when its items came out of order and this says no.
    */
   readonly inAnyOrder?: InAnyOrder;
+  /**
+   * For a function of one array whose value is the same on the first occurrence of each distinct
+   * simple value or null, in their order, as on the whole array (array::unique). A streamed
+   * aggregate of one path's scalar values (`array::unique(*[_type == "post"].author._ref)`) may
+   * then take just those from the source (DocumentSource.firstValues).
+   */
+  readonly onFirstOccurrences?: true;
   compile(args: readonly Executor[], site: CallSite): Executor;
 };
 

@@ -132,3 +132,10 @@ export async function* valuePagesOf(answer: ScanAnswer, path: FieldPath, pageSiz
   values.reverse();
   for (let start = 0; start === 0 || start < values.length; start += pageSize) yield values.slice(start, start + pageSize);
 }
+
+/** The first occurrence of each value at `path` of an answer's documents (DocumentSource.firstValues). */
+export function firstValuesOf(answer: ScanAnswer, path: FieldPath): unknown[] | null {
+  const values = (answer.documents ?? []).map((document) => readPath(document, path));
+  // A Set keeps the first of equal simple values (0 and -0 too), in order.
+  return values.some((value) => typeof value === 'object' && value !== null) ? null : [...new Set(values)];
+}

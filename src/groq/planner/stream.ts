@@ -7,7 +7,8 @@
 //              which holds the mapped values, not the documents. Where f does not depend on the
 //              items' order, the source may hand the pages out in any order (an index's order);
 //              where the items are one path's values of the scanned documents, it may hand out
-//              those values alone (DocumentSource.values).
+//              those values alone (DocumentSource.values), or for f = array::unique the first
+//              occurrence of each (DocumentSource.firstValues).
 // The scan must have no order() and no slice: those need every candidate (or the source windows them).
 import type { ExprNode, FuncCallNode } from '../ast.ts';
 import { findFunction } from '../functions/registry.ts';
@@ -29,6 +30,8 @@ export type StreamPlan =
       inAnyOrder: InAnyOrder | null;
       /** The path whose value each document contributes, when the items are just that (`*[f].a.b`). */
       valuesAt: FieldPath | null;
+      /** Set when f's value is the same on the first occurrences of the items' values (GroqFunction.onFirstOccurrences). */
+      onFirstOccurrences: boolean;
     };
 
 /** The scan at the bottom of a chain of element-wise operations, if it can be streamed. */
@@ -57,9 +60,9 @@ export function streamPlanOf(root: ExprNode): StreamPlan | null {
   if (root.type === 'FuncCall' && root.args.length === 1 && !root.selector) {
     const items = root.args[0]!;
     const inner = itemsScan(items);
-    const inAnyOrder = findFunction(root.namespace, root.name)?.inAnyOrder ?? null;
+    const f = findFunction(root.namespace, root.name);
     const valuesAt = items.type === 'Map' && items.base.type === 'Scan' ? documentPath(items.expr) : null;
-    if (inner) return { kind: 'aggregate', scan: inner, items, call: root, inAnyOrder, valuesAt };
+    if (inner) return { kind: 'aggregate', scan: inner, items, call: root, inAnyOrder: f?.inAnyOrder ?? null, valuesAt, onFirstOccurrences: f?.onFirstOccurrences === true };
   }
   return null;
 }

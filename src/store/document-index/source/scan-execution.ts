@@ -198,6 +198,34 @@ export class ScanExecution {
     return walked === null || walked.path !== path.join('.') ? null : this.walkValues(walkQuery(walked, select, pageSize), path, pageSize);
   }
 
+  /**
+   * For an aggregate that depends only on the first occurrence of each value at `path`
+   * (`array::unique(*[_type == "post"].author._ref)`): the distinct values, each where the first
+   * candidate holding it puts it, grouped by the index, with null where the first candidate without
+   * one would put it; when the path's value rows stand for the candidates (valueWalk()). Null when
+   * they do not, or when a value is held only in part (a long string: equal prefixes are not equal
+   * values), or an id's order in SQL might not be the order JavaScript compares in.
+   */
+  async firstValues(path: FieldPath): Promise<unknown[] | null> {
+    const { where, exact, select } = await this.prepare();
+    const walk = exact ? await this.valueWalk(where, select) : null;
+    if (walk === null || walk.path !== path.join('.')) return null;
+    // Candidates with nothing at the path (their shapes say which) read null there: the first of them places it.
+    const lacking = and([where, (await this.context.shapes()).translator.withoutScalar(walk.path, walk.types)]);
+    const firstLacking = lacking.kind === 'none' ? undefined : (await this.rows({ where: lacking, order: { kind: 'id', descending: false }, offset: 0, limit: 1, select: { kind: 'values', paths: [], type: false } }))[0]?.id;
+    const { rows, sql } = await this.context.batcher.firstValues(walk.path, walk.onIds);
+    this.report.statements.push(sql);
+    const values: unknown[] = rows.map((row) => decodeScalar(row.value));
+    if (values.includes(undefined)) return null;
+    if (firstLacking !== undefined) {
+      // Placed by comparing ids in JavaScript, which orders them as SQL did below the surrogates.
+      if (!isOrderSafeString(firstLacking) || !rows.every((row) => isOrderSafeString(row.first))) return null;
+      const after = rows.findIndex((row) => firstLacking < row.first);
+      values.splice(after < 0 ? values.length : after, 0, null);
+    }
+    return values;
+  }
+
   private async *walkValues(first: DocumentQuery, path: FieldPath, pageSize: number): AsyncGenerator<unknown[]> {
     const batcher = this.context.batcher;
     for await (const rows of this.rowPages(first, pageSize)) {
@@ -247,7 +275,7 @@ export class ScanExecution {
    * perspective's "no drafts") hold on the value rows too, which carry the id. Null when the scan
    * stays as it is.
    */
-  private async valueWalk(where: DocumentCondition, select: DocumentSelection): Promise<{ path: string; where: DocumentCondition } | null> {
+  private async valueWalk(where: DocumentCondition, select: DocumentSelection): Promise<ValueWalk | null> {
     if (select.kind !== 'values' || select.type || select.paths.length !== 1) return null;
     const parts = conjuncts(where);
     const typed = parts.filter((part) => part.kind === 'type');
@@ -258,7 +286,7 @@ export class ScanExecution {
     const { byHash, nonScalarPaths } = await this.context.shapes();
     if (nonScalarPaths.has(path)) return null;
     for (const shape of byHash.values()) if (shape.paths.get(path) === 's' && !types.includes(shape.type)) return null;
-    return { path, where: and([{ kind: 'value', path }, ...onIds]) };
+    return { path, types, onIds };
   }
 
   /**
@@ -349,9 +377,18 @@ export class ScanExecution {
   }
 }
 
-/** The first page of the value rows `walked` (ScanExecution.valueWalk()), in value order. */
-function walkQuery(walked: { path: string; where: DocumentCondition }, select: DocumentSelection, limit: number): DocumentQuery {
-  return { where: walked.where, order: { kind: 'value', path: walked.path, descending: false }, offset: 0, limit, select };
+/** The value rows of one path that stand for a scan's candidates (ScanExecution.valueWalk()). */
+interface ValueWalk {
+  path: string;
+  /** The scan's types: every document with a scalar at the path is of one of them. */
+  types: readonly string[];
+  /** The scan's conditions on ids alone, which hold on the value rows too. */
+  onIds: readonly DocumentCondition[];
+}
+
+/** The first page of a walk's value rows, in value order. */
+function walkQuery({ path, onIds }: ValueWalk, select: DocumentSelection, limit: number): DocumentQuery {
+  return { where: and([{ kind: 'value', path }, ...onIds]), order: { kind: 'value', path, descending: false }, offset: 0, limit, select };
 }
 
 /** Whether a condition asks only about ids (which every index row carries). */
