@@ -19,6 +19,7 @@ import {
 import { isIndexedPath, type ShapeInfo } from '../entries.ts';
 import { decodeScalar, isOrderSafeString } from '../values.ts';
 import { jsonColumn } from '../../sql.ts';
+import { holds } from '../sql/conditions.ts';
 import { ConditionTranslator, needsShapes } from './constraint-conditions.ts';
 import type { IndexBatcher } from './index-batcher.ts';
 import { readDocument } from './read-text.ts';
@@ -280,7 +281,7 @@ export class ScanExecution {
     const parts = conjuncts(where);
     const typed = parts.filter((part) => part.kind === 'type');
     const onIds = parts.filter((part) => part.kind !== 'type');
-    if (typed.length !== 1 || !onIds.every(readsIdsOnly)) return null;
+    if (typed.length !== 1 || onIds.some((part) => holds(part, BESIDES_IDS))) return null;
     const types = (typed[0] as Extract<DocumentCondition, { kind: 'type' }>).types;
     const path = select.paths[0]!;
     const { byHash, nonScalarPaths } = await this.context.shapes();
@@ -391,21 +392,8 @@ function walkQuery({ path, onIds }: ValueWalk, select: DocumentSelection, limit:
   return { where: and([{ kind: 'value', path }, ...onIds]), order: { kind: 'value', path, descending: false }, offset: 0, limit, select };
 }
 
-/** Whether a condition asks only about ids (which every index row carries). */
-function readsIdsOnly(condition: DocumentCondition): boolean {
-  switch (condition.kind) {
-    case 'id':
-    case 'idRange':
-      return true;
-    case 'not':
-      return readsIdsOnly(condition.condition);
-    case 'and':
-    case 'or':
-      return condition.conditions.every(readsIdsOnly);
-    default:
-      return false;
-  }
-}
+/** What a condition may ask besides ids: conditions without them hold on any index row, which carries the id. */
+const BESIDES_IDS: readonly DocumentCondition['kind'][] = ['type', 'references', 'value', 'contains', 'shape'];
 
 /** Whether the request orders by anything but ids (a window then reads the shapes anyway). */
 function ordersByValue(request: ScanRequest): boolean {
