@@ -4,10 +4,9 @@ import type { SqlExecutor } from '../sql.ts';
 import { compileSql, list, sql } from '../sql-fragment.ts';
 import { chooseAccessPath, type IndexPlan, type IndexStatistics } from './access-path.ts';
 import { indexDialect, type IndexDialect } from './dialects/dialect.ts';
-import type { DocumentCondition, DocumentQuery, DocumentQueryResult, DocumentRow } from './document-query.ts';
+import type { DocumentQuery, DocumentQueryResult, DocumentRow } from './document-query.ts';
 import { parseShapePaths, type ShapeInfo } from './entries.ts';
 import { compileCounts, type Count } from './sql/compile-counts.ts';
-import { compileFirstValues } from './sql/compile-first-values.ts';
 import { compileQuery, type CompiledQuery, type RawRow, type Scope } from './sql/compile-query.ts';
 
 /** Windows of at most this many rows, from the first, are planned once (StatementOptions.planOnce). */
@@ -97,16 +96,6 @@ export class DocumentIndexReader {
       members.forEach((i, k) => (results[i] = toResult(queries[i]!, compiled[i]!, perQuery[k]!, texts[i]!)));
     }
     return results;
-  }
-
-  /**
-   * The distinct encoded values at `path` of the documents passing `onIds` (conditions on ids
-   * alone), each with the first id holding it, in that id's order; with the statement, for EXPLAIN.
-   */
-  async firstValues(projectId: string, dataset: string, path: string, onIds: readonly DocumentCondition[]): Promise<{ rows: { value: string; first: string }[]; sql: string }> {
-    const statement = compileFirstValues(this.dialect, { projectId, dataset }, path, onIds);
-    const sql = compileSql(statement, sqlDialect(this.db.dialect).placeholder).text;
-    return { rows: await this.db.all<{ value: string; first: string }>(statement), sql };
   }
 
   private compile(query: CompiledQuery) {

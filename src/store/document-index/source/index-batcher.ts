@@ -1,5 +1,5 @@
 import type { PlannerReads } from '../../store.ts';
-import type { DocumentCondition, DocumentQuery, DocumentQueryResult } from '../document-query.ts';
+import type { DocumentQuery, DocumentQueryResult } from '../document-query.ts';
 import type { ShapeInfo } from '../entries.ts';
 import type { AskedQuery } from '../reader.ts';
 
@@ -56,11 +56,6 @@ export class IndexBatcher {
   /** A query, with the dataset's shapes where the caller read them (DocumentIndexReader.query). */
   query(query: DocumentQuery, shapes: readonly ShapeInfo[] | null = null): Promise<DocumentQueryResult> {
     return this.scheduled(this.queries.ask({ query, shapes }));
-  }
-
-  /** The distinct values at `path` passing conditions on ids, each with its first id (not batched: one per scan). */
-  firstValues(path: string, onIds: readonly DocumentCondition[]): Promise<{ rows: { value: string; first: string }[]; sql: string }> {
-    return this.reads.documentIndex.firstValues(this.projectId, this.dataset, path, onIds);
   }
 
   /** The stored document `id` (null when there is none). */

@@ -202,29 +202,37 @@ export class ScanExecution {
   /**
    * For an aggregate that depends only on the first occurrence of each value at `path`
    * (`array::unique(*[_type == "post"].author._ref)`): the distinct values, each where the first
-   * candidate holding it puts it, grouped by the index, with null where the first candidate without
-   * one would put it; when the path's value rows stand for the candidates (valueWalk()). Null when
-   * they do not, or when a value is held only in part (a long string: equal prefixes are not equal
-   * values), or an id's order in SQL might not be the order JavaScript compares in.
+   * candidate holding it puts it, with null where the first candidate without one would put it;
+   * when the path's value rows stand for the candidates (valueWalk()). They are walked a page at a
+   * time in (value, id) order, so the first row of each value holds its first document. Null when
+   * they do not stand for the candidates, when a value is held only in part (a long string: equal
+   * starts are not equal values), or when an id's order in SQL might not be JavaScript's.
    */
-  async firstValues(path: FieldPath): Promise<unknown[] | null> {
+  async firstValues(path: FieldPath, pageSize: number): Promise<unknown[] | null> {
     const { where, exact, select } = await this.prepare();
     const walk = exact ? await this.valueWalk(where, select) : null;
     if (walk === null || walk.path !== path.join('.')) return null;
+    const firsts: { value: unknown; id: string }[] = [];
+    let previous: string | null = null;
+    for await (const rows of this.rowPages(walkQuery(walk, select, pageSize), pageSize)) {
+      for (const row of rows) {
+        const encoded = row.values![0]!;
+        if (encoded === previous) continue;
+        previous = encoded;
+        const value = decodeScalar(encoded);
+        if (value === undefined || !isOrderSafeString(row.id)) return null;
+        firsts.push({ value, id: row.id });
+      }
+    }
     // Candidates with nothing at the path (their shapes say which) read null there: the first of them places it.
     const lacking = and([where, (await this.context.shapes()).translator.withoutScalar(walk.path, walk.types)]);
-    const firstLacking = lacking.kind === 'none' ? undefined : (await this.rows({ where: lacking, order: { kind: 'id', descending: false }, offset: 0, limit: 1, select: { kind: 'values', paths: [], type: false } }))[0]?.id;
-    const { rows, sql } = await this.context.batcher.firstValues(walk.path, walk.onIds);
-    this.report.statements.push(sql);
-    const values: unknown[] = rows.map((row) => decodeScalar(row.value));
-    if (values.includes(undefined)) return null;
-    if (firstLacking !== undefined) {
-      // Placed by comparing ids in JavaScript, which orders them as SQL did below the surrogates.
-      if (!isOrderSafeString(firstLacking) || !rows.every((row) => isOrderSafeString(row.first))) return null;
-      const after = rows.findIndex((row) => firstLacking < row.first);
-      values.splice(after < 0 ? values.length : after, 0, null);
+    if (lacking.kind !== 'none') {
+      const [first] = await this.rows({ where: lacking, order: { kind: 'id', descending: false }, offset: 0, limit: 1, select: { kind: 'values', paths: [], type: false } });
+      if (first && !isOrderSafeString(first.id)) return null;
+      if (first) firsts.push({ value: null, id: first.id });
     }
-    return values;
+    // Below the surrogates JavaScript orders ids as SQL does.
+    return firsts.sort((a, b) => (a.id < b.id ? -1 : 1)).map((first) => first.value);
   }
 
   private async *walkValues(first: DocumentQuery, path: FieldPath, pageSize: number): AsyncGenerator<unknown[]> {

@@ -128,10 +128,10 @@ export class StoreDocumentSource implements DocumentSource {
     return values;
   }
 
-  /** An aggregate's first occurrences of one path's values, grouped by the index when its rows stand for the scan's candidates. */
+  /** An aggregate's first occurrences of one path's values, from the index when its rows stand for the scan's candidates. */
   async firstValues(request: ScanRequest, path: FieldPath): Promise<readonly unknown[] | null> {
     const execution = new ScanExecution(request, this.context());
-    const values = await execution.firstValues(path);
+    const values = await execution.firstValues(path, this.pageSizes.values);
     if (values && !this.reports.has(request.scan)) this.reports.set(request.scan, execution.report);
     return values;
   }
