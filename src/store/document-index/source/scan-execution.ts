@@ -194,9 +194,8 @@ export class ScanExecution {
    * only in part (a long string) is read from its document.
    */
   async values(path: FieldPath, pageSize: number): Promise<AsyncGenerator<unknown[]> | null> {
-    const { where, exact, select } = await this.prepare();
-    const walked = exact && this.request.unordered ? await this.valueWalk(where, select) : null;
-    return walked === null || walked.path !== path.join('.') ? null : this.walkValues(walkQuery(walked, select, pageSize), path, pageSize);
+    const walked = this.request.unordered ? await this.walkOf(path) : null;
+    return walked && this.walkValues(walkQuery(walked.walk, walked.select, pageSize), path, pageSize);
   }
 
   /**
@@ -209,9 +208,9 @@ export class ScanExecution {
    * starts are not equal values), or when an id's order in SQL might not be JavaScript's.
    */
   async firstValues(path: FieldPath, pageSize: number): Promise<unknown[] | null> {
-    const { where, exact, select } = await this.prepare();
-    const walk = exact ? await this.valueWalk(where, select) : null;
-    if (walk === null || walk.path !== path.join('.')) return null;
+    const walked = await this.walkOf(path);
+    if (walked === null) return null;
+    const { walk, where, select } = walked;
     const firsts: { value: unknown; id: string }[] = [];
     let previous: string | null = null;
     for await (const rows of this.rowPages(walkQuery(walk, select, pageSize), pageSize)) {
@@ -233,6 +232,13 @@ export class ScanExecution {
     }
     // Below the surrogates JavaScript orders ids as SQL does.
     return firsts.sort((a, b) => (a.id < b.id ? -1 : 1)).map((first) => first.value);
+  }
+
+  /** The walk of `path`'s value rows, when the request is answered exactly and they stand for its candidates. */
+  private async walkOf(path: FieldPath): Promise<{ walk: ValueWalk; where: DocumentCondition; select: DocumentSelection } | null> {
+    const { where, exact, select } = await this.prepare();
+    const walk = exact ? await this.valueWalk(where, select) : null;
+    return walk && walk.path === path.join('.') ? { walk, where, select } : null;
   }
 
   private async *walkValues(first: DocumentQuery, path: FieldPath, pageSize: number): AsyncGenerator<unknown[]> {

@@ -121,19 +121,21 @@ export class StoreDocumentSource implements DocumentSource {
   }
 
   /** An aggregate's values at one path, straight from the index when its rows stand for the scan's candidates. */
-  async values(request: ScanRequest, path: FieldPath): Promise<AsyncIterable<readonly unknown[]> | null> {
-    const execution = new ScanExecution(request, this.context());
-    const values = await execution.values(path, this.pageSizes.values);
-    if (values && !this.reports.has(request.scan)) this.reports.set(request.scan, execution.report);
-    return values;
+  values(request: ScanRequest, path: FieldPath): Promise<AsyncIterable<readonly unknown[]> | null> {
+    return this.reported(request, (execution) => execution.values(path, this.pageSizes.values));
   }
 
   /** An aggregate's first occurrences of one path's values, from the index when its rows stand for the scan's candidates. */
-  async firstValues(request: ScanRequest, path: FieldPath): Promise<readonly unknown[] | null> {
+  firstValues(request: ScanRequest, path: FieldPath): Promise<readonly unknown[] | null> {
+    return this.reported(request, (execution) => execution.firstValues(path, this.pageSizes.values));
+  }
+
+  /** What `ask` makes of a new execution of the request, its report kept for EXPLAIN when it answered. */
+  private async reported<T>(request: ScanRequest, ask: (execution: ScanExecution) => Promise<T | null>): Promise<T | null> {
     const execution = new ScanExecution(request, this.context());
-    const values = await execution.firstValues(path, this.pageSizes.values);
-    if (values && !this.reports.has(request.scan)) this.reports.set(request.scan, execution.report);
-    return values;
+    const answer = await ask(execution);
+    if (answer !== null && !this.reports.has(request.scan)) this.reports.set(request.scan, execution.report);
+    return answer;
   }
 
   /** The dataset's shapes are read once per query, if a scan needs them (one row per distinct layout). */
