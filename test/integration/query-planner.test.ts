@@ -79,7 +79,7 @@ describe(`query planner on the store (${testEngine})`, () => {
   let project: TestProject;
 
   beforeAll(async () => {
-    project = await createProject(app, app.admin, ['production', 'imported', 'big', 'events', 'mixed', 'search', 'parts', 'visits', 'floats', 'summed', 'many', 'few', 'longs', 'published', 'unique']);
+    project = await createProject(app, app.admin, ['production', 'imported', 'big', 'events', 'mixed', 'search', 'parts', 'visits', 'floats', 'summed', 'many', 'few', 'longs', 'published', 'unique', 'hostile']);
   });
 
   const query = (body: { query: string; params?: Record<string, unknown> }, qs = '', dataset = 'production') =>
@@ -365,6 +365,39 @@ describe(`query planner on the store (${testEngine})`, () => {
     const labels = await unique('array::unique(*[_type == "w"].label)');
     expect(labels.result).toEqual([long, `${long}!`]);
     expect(labels.plan!.scans[0]!.sql.join('\n')).not.toMatch(/ORDER BY x\.value/);
+  });
+
+  it('reads aggregates of attributes named like Object.prototype\'s as data, from the index as without it', async () => {
+    // Request data never holds a `__proto__` key; the others are attributes like any.
+    const lines = [
+      '{"_id":"h1","_type":"h","constructor":"a","toString":1,"valueOf":2}',
+      '{"_id":"h2","_type":"h","constructor":"b","valueOf":3}',
+      '{"_id":"h3","_type":"h","hasOwnProperty":true}',
+    ];
+    ok(
+      await app.request('POST', '/api/v1/data/import/hostile', {
+        token: app.admin,
+        headers: { 'x-project': project.slug, 'content-type': 'application/x-ndjson' },
+        rawBody: lines.join('\n'),
+      }),
+    );
+    const dataset = lines.map((line) => JSON.parse(line) as unknown);
+    for (const text of [
+      'math::sum(*[_type == "h"].__proto__)',
+      'array::unique(*[_type == "h"].__proto__)',
+      'math::max(*[_type == "h"].toString)',
+      'math::sum(*[_type == "h"].valueOf)',
+      'array::unique(*[_type == "h"].constructor)',
+      'array::unique(*[_type == "h"].hasOwnProperty)',
+    ]) {
+      const answer = await query({ query: text }, '', 'hostile');
+      expect(answer.status, text).toBe(200);
+      expect(answer.body.result, text).toEqual(await evaluate(text, { dataset, planner: false }));
+    }
+    const summed = await explain('math::sum(*[_type == "h"].valueOf)', undefined, 'hostile');
+    expect(summed.result).toBe(5);
+    expect(summed.plan!.scans[0]!.sql.join('\n')).toMatch(/FROM document_values x WHERE .*ORDER BY x\.value, x\.id/);
+    expect(await result('array::unique(*[_type == "h"].constructor)', undefined, 'hostile')).toEqual(['a', 'b', null]);
   });
 
   it('checks no type where only the queried type has the path whose values drive the query', async () => {
