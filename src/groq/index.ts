@@ -19,7 +19,7 @@ export { planQuery } from './planner/plan-query.ts';
 export { prepare, type PreparedQuery } from './prepared-query.ts';
 export { QueryTrace, type ScanTrace } from './planner/trace.ts';
 export { describePlan, type PlanDescription } from './planner/explain.ts';
-export type { Constraint, FieldPath, ReadPath, ScanAnswer, ScanRequest } from './planner/scan-plan.ts';
+export type { Constraint, FieldPath, NumberSummary, ReadPath, ScanAnswer, ScanRequest } from './planner/scan-plan.ts';
 export { outermostPaths, placeAtPath } from './planner/read-paths.ts';
 export { requestKey } from './planner/request-key.ts';
 export type { QueryOutput } from './evaluator/run-query.ts';

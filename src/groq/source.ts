@@ -16,8 +16,8 @@
 // evaluates the rest on the candidates, so pushdown only narrows and never changes a result. A
 // source that applies all of them may also order, window and count. Sources without `scan()` get
 // `documents()` and the evaluator does everything.
-import { firstValuesOf, MemoryIndexes, pagesOf, scanMemory, valuePagesOf, type MemoryScanOptions } from './planner/memory-scan.ts';
-import type { FieldPath, ScanAnswer, ScanRequest } from './planner/scan-plan.ts';
+import { firstValuesOf, MemoryIndexes, numberSummaryOf, pagesOf, scanMemory, valuePagesOf, type MemoryScanOptions } from './planner/memory-scan.ts';
+import type { FieldPath, NumberSummary, ScanAnswer, ScanRequest } from './planner/scan-plan.ts';
 
 /** Returned by a source that has recorded the request and will fetch it in `load()`. */
 export const PENDING: unique symbol = Symbol('groq.pending');
@@ -50,6 +50,13 @@ export interface DocumentSource {
    * has an object or array there; optional.
    */
   firstValues?(request: ScanRequest, path: FieldPath): Promise<readonly unknown[] | null>;
+  /**
+   * For an aggregate of the numbers at one path (`math::sum(*[_type == "post"].views)`) whose
+   * request is unordered: a summary of the candidates' values there (nulls and absent values left
+   * out), computed where they are stored. Null when the source cannot say it (the evaluator then
+   * asks for the values); optional.
+   */
+  numbers?(request: ScanRequest, path: FieldPath): Promise<NumberSummary | null>;
   /** The document whose `_id` is `id`, or null. Called for every `->`; must not scan. */
   getDocument(id: string): unknown;
   /** Fetches what was answered with PENDING since the last call. Needed only by asynchronous sources. */
@@ -73,6 +80,7 @@ export function createMemorySource(documents: readonly unknown[], options: Memor
     values: async (request, path) =>
       request.complete && request.unordered ? valuePagesOf(scanMemory(documents, indexes, { ...request, window: null }, options), path, options.pageSize ?? 1000) : null,
     firstValues: async (request, path) => (request.complete ? firstValuesOf(scanMemory(documents, indexes, { ...request, window: null }, options), path) : null),
+    numbers: async (request, path) => (request.complete && request.unordered ? numberSummaryOf(scanMemory(documents, indexes, { ...request, window: null }, options), path) : null),
     getDocument: (id) => byId.get(id) ?? null,
   };
 }

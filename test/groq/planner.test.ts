@@ -21,14 +21,28 @@ import { Path } from '../../src/groq/evaluator/values.ts';
 const plan = (query: string) =>
   describePlan(planQuery(parse(query)), query).scans.map((scan) => ({ ...scan, fields: Array.isArray(scan.fields) ? [...scan.fields].sort() : scan.fields }));
 
-/** A memory source that records the scan requests it answers. */
-function recordingSource(documents: readonly unknown[], pageSize = 1000): DocumentSource & { requests: ScanRequest[]; valuesAt: FieldPath[] } {
+/** A memory source that records the scan requests it answers; with `summaries`, it also sums numbers (DocumentSource.numbers). */
+function recordingSource(
+  documents: readonly unknown[],
+  pageSize = 1000,
+  summaries = false,
+): DocumentSource & { requests: ScanRequest[]; valuesAt: FieldPath[]; summarized: FieldPath[] } {
   const inner = createMemorySource(documents, { prune: true, pageSize });
   const requests: ScanRequest[] = [];
   const valuesAt: FieldPath[] = [];
+  const summarized: FieldPath[] = [];
   return {
     requests,
     valuesAt,
+    summarized,
+    ...(summaries && {
+      async numbers(request: ScanRequest, path: FieldPath) {
+        requests.push(request);
+        const summary = await inner.numbers!(request, path);
+        if (summary) summarized.push(path);
+        return summary;
+      },
+    }),
     documents: () => inner.documents(),
     getDocument: (id) => inner.getDocument(id),
     scan(request) {
@@ -217,6 +231,40 @@ describe('query planner: evaluation', () => {
     expect(await asked('math::sum(*[_type == "n" && length(_id) == 1].x.y)')).toMatchObject({ value: 5, valuesAt: [] });
     // So do functions that do not take their items in any order, and may keep nulls.
     expect(await asked('array::unique(*[_type == "n"].z)')).toMatchObject({ value: [1, null], valuesAt: [] });
+  });
+
+  it('takes a math:: aggregate of one path\'s numbers from the source as their summary, where that tells its value', async () => {
+    const docs = [
+      { _id: 'a', _type: 'i', n: 4, f: 0.5, s: 1, big: 2 ** 53 - 1 },
+      { _id: 'b', _type: 'i', n: -9, f: 0.25, s: 'two', big: 1 },
+      { _id: 'c', _type: 'i', n: null, big: 1 },
+      { _id: 'd', _type: 'i', big: -1 },
+    ];
+    const asked = async (query: string) => {
+      const source = recordingSource(docs, 1000, true);
+      const trace = new QueryTrace();
+      const value = await evaluate(query, { source, trace });
+      return { value, summarized: source.summarized.length, valuesAt: source.valuesAt.length, pages: trace.pages };
+    };
+    // Integers: every function from the summary alone, no page read.
+    expect(await asked('math::sum(*[_type == "i"].n)')).toEqual({ value: -5, summarized: 1, valuesAt: 0, pages: 0 });
+    expect(await asked('math::avg(*[_type == "i"].n)')).toEqual({ value: -2.5, summarized: 1, valuesAt: 0, pages: 0 });
+    expect(await asked('math::min(*[_type == "i"].n)')).toEqual({ value: -9, summarized: 1, valuesAt: 0, pages: 0 });
+    expect(await asked('math::max(*[_type == "i"].n)')).toEqual({ value: 4, summarized: 1, valuesAt: 0, pages: 0 });
+    // Fractions: the bounds still come from the summary; a sum in another order might differ, so the
+    // values are read (a page), and not being exact in any order, the documents in dataset order (another).
+    expect(await asked('math::max(*[_type == "i"].f)')).toEqual({ value: 0.5, summarized: 1, valuesAt: 0, pages: 0 });
+    expect(await asked('math::sum(*[_type == "i"].f)')).toEqual({ value: 0.75, summarized: 1, valuesAt: 1, pages: 2 });
+    // So are integers whose magnitudes add up past 2^53 - 1: (2^53 - 1) + 1 + 1 - 1 rounds in dataset order.
+    expect(await asked('math::sum(*[_type == "i"].big)')).toEqual({ value: 2 ** 53 - 1, summarized: 1, valuesAt: 1, pages: 2 });
+    // A value that is not a number makes every one of them null; no value at all, an empty sum.
+    expect(await asked('math::sum(*[_type == "i"].s)')).toEqual({ value: null, summarized: 1, valuesAt: 0, pages: 0 });
+    expect(await asked('math::min(*[_type == "i"].s)')).toEqual({ value: null, summarized: 1, valuesAt: 0, pages: 0 });
+    expect(await asked('math::sum(*[_type == "i"].none)')).toEqual({ value: 0, summarized: 1, valuesAt: 0, pages: 0 });
+    expect(await asked('math::avg(*[_type == "i"].none)')).toEqual({ value: null, summarized: 1, valuesAt: 0, pages: 0 });
+    // Not for other functions, nor for items that are not one path's values.
+    expect(await asked('array::unique(*[_type == "i"].n)')).toMatchObject({ value: [4, -9, null], summarized: 0 });
+    expect(await asked('math::sum(*[_type == "i"]{"v": n * 2}.v)')).toMatchObject({ value: -10, summarized: 0 });
   });
 
   it('waits for an asynchronous source, asking each round of scans in one batch', async () => {

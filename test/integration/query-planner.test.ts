@@ -65,6 +65,24 @@ async function firstColumn(app: TestApp, sql: string): Promise<unknown[]> {
   return rows.map((row) => Object.values(row)[0]);
 }
 
+/** Where the engine adds up a path's numbers for math::sum/avg/min/max: in SQL (PostgreSQL), or here from pages of its value rows (SQLite). */
+const SUMS_IN_SQL = testEngine === 'postgres';
+/** The statement that sums a path's value rows in SQL: one row, nothing ordered, no document or entries row read. */
+const SUMMARY_SQL = /^SELECT COUNT\(x\.num\) AS n, (?:(?!ORDER BY|documents d|document_entries).)* FROM document_values x WHERE (?:(?!ORDER BY|documents d|document_entries).)*$/;
+/** A page of a path's value rows, in value order; the value is the sort value, sent once. */
+const WALK_SQL = /^SELECT x\.id AS id, x\.value AS sort_value FROM document_values x WHERE .*ORDER BY x\.value, x\.id/;
+
+/** The store's source without DocumentSource.numbers: aggregates of numbers walk the value rows on every engine. */
+function walkingOnly(store: StoreDocumentSource): DocumentSource {
+  return {
+    documents: () => store.documents(),
+    getDocument: (id) => store.getDocument(id),
+    load: () => store.load(),
+    pages: (request) => store.pages(request),
+    values: (request, path) => store.values(request, path),
+  };
+}
+
 /** JSON through text, keys sorted: PostgreSQL's jsonb keeps keys in its own order. */
 function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
@@ -79,7 +97,7 @@ describe(`query planner on the store (${testEngine})`, () => {
   let project: TestProject;
 
   beforeAll(async () => {
-    project = await createProject(app, app.admin, ['production', 'imported', 'big', 'events', 'mixed', 'search', 'parts', 'visits', 'floats', 'summed', 'many', 'few', 'longs', 'published', 'unique', 'hostile']);
+    project = await createProject(app, app.admin, ['production', 'imported', 'big', 'events', 'mixed', 'search', 'parts', 'visits', 'floats', 'summed', 'many', 'few', 'longs', 'published', 'unique', 'hostile', 'numbers', 'generated']);
   });
 
   const query = (body: { query: string; params?: Record<string, unknown> }, qs = '', dataset = 'production') =>
@@ -87,6 +105,15 @@ describe(`query planner on the store (${testEngine})`, () => {
   const result = async (text: string, params?: Record<string, unknown>, dataset = 'production') => ok(await query({ query: text, ...(params ? { params } : {}) }, '', dataset)).result;
   const explain = async (text: string, params?: Record<string, unknown>, dataset = 'production') =>
     ok(await query({ query: text, ...(params ? { params } : {}) }, '?explain=true', dataset));
+
+  const importInto = async (dataset: string, docs: object[]) =>
+    ok(
+      await app.request('POST', `/api/v1/data/import/${dataset}`, {
+        token: app.admin,
+        headers: { 'x-project': project.slug, 'content-type': 'application/x-ndjson' },
+        rawBody: docs.map((doc) => JSON.stringify(doc)).join('\n'),
+      }),
+    );
 
   it('keeps the index in step with mutations, publishing, restores and deletions', async () => {
     const data = dataClient(app, app.admin, project.slug);
@@ -239,44 +266,33 @@ describe(`query planner on the store (${testEngine})`, () => {
   });
 
   it('sums a type\'s values walking their index in any order, and in dataset order when that sum would differ', async () => {
-    const importInto = async (dataset: string, docs: object[]) =>
-      ok(
-        await app.request('POST', `/api/v1/data/import/${dataset}`, {
-          token: app.admin,
-          headers: { 'x-project': project.slug, 'content-type': 'application/x-ndjson' },
-          rawBody: docs.map((doc) => JSON.stringify(doc)).join('\n'),
-        }),
-      );
     const counts = Array.from({ length: 2500 }, (_, i) => (i * 7919) % 1000);
     await importInto('visits', [...counts.map((count, i) => ({ _id: `v${String(i).padStart(5, '0')}`, _type: 'visit', count })), { _id: 'x1', _type: 'other', label: 'none' }]);
     const sum = await explain('math::sum(*[_type == "visit"].count)', undefined, 'visits');
     expect(sum.result).toBe(counts.reduce((a, b) => a + b, 0));
-    // The count values' rows, in value order: no document or entries row is read.
+    // The count values' rows, in value order (or, on PostgreSQL, summed by the database): no
+    // document or entries row is read.
     const [sql] = sum.plan!.scans[0]!.sql;
-    // The value is the sort value: sent once.
-    expect(sql).toMatch(/^SELECT x\.id AS id, x\.value AS sort_value FROM document_values x WHERE/);
-    expect(sql).toMatch(/ORDER BY x\.value, x\.id/);
+    expect(sql).toMatch(SUMS_IN_SQL ? SUMMARY_SQL : WALK_SQL);
     expect(sql).not.toMatch(/document_entries|documents d/);
     // A page at a time, each after the last (value, id) of the one before: many values are tied
     // across the pages' edges, and every row is read once.
-    const source = new StoreDocumentSource(app.services.store, project.id, 'visits', { pageSizes: { documents: 100, values: 300 } });
-    expect(await evaluate('math::sum(*[_type == "visit"].count)', { source })).toBe(counts.reduce((a, b) => a + b, 0));
-    const pages = [...source.reports.values()][0]!.queries;
+    const store = new StoreDocumentSource(app.services.store, project.id, 'visits', { pageSizes: { documents: 100, values: 300 } });
+    const walked = walkingOnly(store);
+    expect(await evaluate('math::sum(*[_type == "visit"].count)', { source: walked })).toBe(counts.reduce((a, b) => a + b, 0));
+    const pages = [...store.reports.values()][0]!.queries;
     expect(pages).toHaveLength(Math.ceil(counts.length / 300));
     expect(pages.slice(1).every((page) => page.after !== undefined)).toBe(true);
     // The values themselves go to the sum, no document is assembled for them; a string too long
     // for the index to hold whole is read from its document.
     const long = 'x'.repeat(400);
     await importInto('longs', [{ _id: 'l1', _type: 'l', n: 2 }, { _id: 'l2', _type: 'l', n: long }, { _id: 'l3', _type: 'l' }]);
-    const store = new StoreDocumentSource(app.services.store, project.id, 'longs');
+    const longs = walkingOnly(new StoreDocumentSource(app.services.store, project.id, 'longs'));
     const given: unknown[] = [];
     const recording: DocumentSource = {
-      documents: () => store.documents(),
-      getDocument: (id) => store.getDocument(id),
-      load: () => store.load(),
-      pages: (request) => store.pages(request),
+      ...longs,
       async values(request, path) {
-        const values = await store.values(request, path);
+        const values = await longs.values!(request, path);
         return (
           values &&
           (async function* () {
@@ -294,7 +310,8 @@ describe(`query planner on the store (${testEngine})`, () => {
     const sumOf = (perspective: string) => query({ query: 'math::sum(*[_type == "p"].n)' }, `?explain=true&perspective=${perspective}`, 'published').then(ok);
     const published = await sumOf('published');
     expect(published.result).toBe(7);
-    expect(published.plan!.scans[0]!.sql[0]).toMatch(/^SELECT x\.id AS id, x\.value AS sort_value FROM document_values x WHERE .*NOT \(\(x\.id >= .*ORDER BY x\.value, x\.id/);
+    expect(published.plan!.scans[0]!.sql[0]).toMatch(SUMS_IN_SQL ? SUMMARY_SQL : WALK_SQL);
+    expect(published.plan!.scans[0]!.sql[0]).toMatch(/FROM document_values x WHERE .*NOT \(\(x\.id >= /);
     expect((await sumOf('raw')).result).toBe(37);
     expect(await result('math::avg(*[_type == "visit"].count)', undefined, 'visits')).toBe(counts.reduce((a, b) => a + b, 0) / counts.length);
     expect(await result('math::max(*[_type == "visit"].count)', undefined, 'visits')).toBe(999);
@@ -320,6 +337,67 @@ describe(`query planner on the store (${testEngine})`, () => {
     for (const q of ['math::sum(*[_type == "visit"].count)', 'math::avg(*[_type == "visit"].count)']) {
       expect(await result(q, undefined, 'visits')).toEqual(await evaluate(q, { dataset: [...counts.map((count, i) => ({ _id: `v${String(i).padStart(5, '0')}`, _type: 'visit', count }))], planner: false }));
     }
+  });
+
+  it('sums, averages and bounds a path\'s numbers where they are stored, as the unplanned evaluation does', async () => {
+    // One path per case: a walk of a path's value rows needs them all to be of the queried type.
+    const docs = [
+      { _id: 'i1', _type: 'n', ints: 7, fracs: 0.1, big: 2 ** 53 - 1, tiny: 5e-324, huge: 1.7976931348623157e308, over: 1.7e308, mixed: 3, flags: 2 },
+      { _id: 'i2', _type: 'n', ints: -12, fracs: -0.2, big: 1, tiny: -5e-324, huge: -1e-300, over: 1.7e308, mixed: 'three', flags: true },
+      { _id: 'i3', _type: 'n', ints: 0, fracs: 2.5, big: 1, tiny: 2.2250738585072014e-308 },
+      { _id: 'i4', _type: 'n', ints: null, big: -1 },
+      { _id: 'drafts.i1', _type: 'n', ints: 1000, fracs: 1e-9 },
+      { _id: 'i5', _type: 'n' },
+    ];
+    await importInto('numbers', docs);
+    const sorted = [...docs].sort((a, b) => (a._id < b._id ? -1 : 1));
+    const published = sorted.filter((doc) => !doc._id.startsWith('drafts.'));
+    // `over` adds up past the largest double: null in GROQ, and no error in SQL.
+    for (const path of ['ints', 'fracs', 'big', 'tiny', 'huge', 'over', 'mixed', 'flags', 'absent']) {
+      for (const f of ['math::sum', 'math::avg', 'math::min', 'math::max']) {
+        const text = `${f}(*[_type == "n"].${path})`;
+        expect(await result(text, undefined, 'numbers'), text).toEqual(await evaluate(text, { dataset: sorted, planner: false }));
+        const answer = await query({ query: text }, '?perspective=published', 'numbers');
+        expect(ok(answer).result, `${text}, published`).toEqual(await evaluate(text, { dataset: published, planner: false }));
+      }
+    }
+    // Integers (or the bounds of any numbers): the database's one row is the answer. A sum with
+    // fractions, or whose terms' magnitudes add up past 2^53 - 1, may depend on their order: the
+    // value rows are walked, then the documents read in dataset order.
+    const statements = async (text: string) => (await explain(text, undefined, 'numbers')).plan!.scans[0]!.sql;
+    for (const text of ['math::sum(*[_type == "n"].ints)', 'math::avg(*[_type == "n"].ints)', 'math::min(*[_type == "n"].fracs)', 'math::max(*[_type == "n"].huge)']) {
+      const sql = await statements(text);
+      if (SUMS_IN_SQL) expect(sql, text).toEqual([expect.stringMatching(SUMMARY_SQL)]);
+      else expect(sql[0], text).toMatch(WALK_SQL);
+    }
+    for (const text of ['math::sum(*[_type == "n"].fracs)', 'math::sum(*[_type == "n"].big)']) {
+      const sql = await statements(text);
+      expect(sql.filter((statement) => SUMMARY_SQL.test(statement)), text).toHaveLength(SUMS_IN_SQL ? 1 : 0);
+      expect(sql.some((statement) => WALK_SQL.test(statement)), text).toBe(true);
+    }
+    // The order matters here: (2^53 - 1) + 1 + 1 - 1 in dataset order, -1 + 1 + 1 + (2^53 - 1) in value order.
+    expect(await result('math::sum(*[_type == "n"].big)', undefined, 'numbers')).toBe(2 ** 53 - 1);
+  });
+
+  it('gives the unplanned evaluation\'s math:: aggregates of generated numbers', async () => {
+    let run = 0;
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.oneof(fc.double({ noNaN: true, noDefaultInfinity: true }), fc.integer({ min: -1e6, max: 1e6 }), fc.constant(null)), { maxLength: 6 }),
+        async (values) => {
+          // A path of its own per run, so that its value rows stand for the type's documents.
+          const path = `n${++run}`;
+          // As the server reads them (-0 is 0 in JSON).
+          const docs = JSON.parse(JSON.stringify(values.map((value, i) => ({ _id: `g${run}.${i}`, _type: 'g', ...(value === null ? {} : { [path]: value }) })))) as { _id: string }[];
+          if (docs.length > 0) await importInto('generated', docs);
+          for (const f of ['math::sum', 'math::avg', 'math::min', 'math::max']) {
+            const text = `${f}(*[_type == "g"].${path})`;
+            expect(await result(text, undefined, 'generated'), text).toEqual(await evaluate(text, { dataset: docs, planner: false }));
+          }
+        },
+      ),
+      { numRuns: 40 },
+    );
   });
 
   it('answers array::unique of one path\'s values from the index, in the order of their first documents', async () => {
@@ -396,7 +474,7 @@ describe(`query planner on the store (${testEngine})`, () => {
     }
     const summed = await explain('math::sum(*[_type == "h"].valueOf)', undefined, 'hostile');
     expect(summed.result).toBe(5);
-    expect(summed.plan!.scans[0]!.sql.join('\n')).toMatch(/FROM document_values x WHERE .*ORDER BY x\.value, x\.id/);
+    expect(summed.plan!.scans[0]!.sql[0]).toMatch(SUMS_IN_SQL ? SUMMARY_SQL : WALK_SQL);
     expect(await result('array::unique(*[_type == "h"].constructor)', undefined, 'hostile')).toEqual(['a', 'b', null]);
   });
 

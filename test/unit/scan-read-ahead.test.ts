@@ -63,6 +63,7 @@ describe('pages of a long scan', () => {
     const context: ScanContext = {
       batcher,
       readAhead,
+      sumsNumbers: false,
       shapes: async () => {
         const shapes = await store.documentIndex.shapes('p', 'production');
         return { all: shapes, translator: new ConditionTranslator(shapes), byHash: new Map(shapes.map((shape) => [shape.hash, shape])), nonScalarPaths: new Set() };

@@ -67,6 +67,7 @@ function publishedSource(inner: DocumentSource): DocumentSource {
     // The source says values only where it applied every constraint, these too.
     ...(inner.values && { values: (request: ScanRequest, path: FieldPath) => inner.values!(publishedOnly(request), path) }),
     ...(inner.firstValues && { firstValues: (request: ScanRequest, path: FieldPath) => inner.firstValues!(publishedOnly(request), path) }),
+    ...(inner.numbers && { numbers: (request: ScanRequest, path: FieldPath) => inner.numbers!(publishedOnly(request), path) }),
   };
 }
 

@@ -2,7 +2,7 @@
 // the request of the streamed scan, bound once before the pages are asked for; what one page
 // yields; and for an aggregate `f(items)`, f of the items of all pages. run-query.ts drives them.
 import type { FuncCallNode } from '../ast.ts';
-import type { InAnyOrder } from '../functions/types.ts';
+import type { GroqFunction, InAnyOrder } from '../functions/types.ts';
 import type { FieldPath } from '../planner/scan-plan.ts';
 import type { StreamPlan } from '../planner/stream.ts';
 import { compileNode, type Context } from './compile.ts';
@@ -28,6 +28,7 @@ export type CompiledStream = {
       readonly inAnyOrder: InAnyOrder | null;
       readonly valuesAt: FieldPath | null;
       readonly onFirstOccurrences: boolean;
+      readonly fromNumbers: GroqFunction['fromNumbers'] | null;
     }
 );
 
@@ -47,7 +48,7 @@ export function compileStream(plan: StreamPlan, c: Context): { root: Executor; s
   const aggregate = compileAggregate(plan.call, c);
   return {
     root: (scope) => aggregate(scope, items(scope)),
-    stream: { kind: 'aggregate', scan, request, page: items, aggregate, inAnyOrder: plan.inAnyOrder, valuesAt: plan.valuesAt, onFirstOccurrences: plan.onFirstOccurrences },
+    stream: { kind: 'aggregate', scan, request, page: items, aggregate, inAnyOrder: plan.inAnyOrder, valuesAt: plan.valuesAt, onFirstOccurrences: plan.onFirstOccurrences, fromNumbers: plan.fromNumbers },
   };
 }
 

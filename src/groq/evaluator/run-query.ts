@@ -94,6 +94,11 @@ export async function runQuery(query: CompiledQuery, settings: RunSettings): Pro
         kind: 'value',
         value: json(await rounds(settings, (scope) => stream.aggregate(scope, items), slots)),
       });
+      if (stream.fromNumbers && stream.valuesAt && source.numbers) {
+        const summary = await source.numbers({ ...request, unordered: true }, stream.valuesAt);
+        const value = summary && stream.fromNumbers(summary);
+        if (summary && value !== undefined) return { kind: 'value', value };
+      }
       if (stream.onFirstOccurrences && stream.valuesAt && source.firstValues) {
         const firsts = await source.firstValues(request, stream.valuesAt);
         if (firsts) return aggregateOf(firsts);

@@ -2,6 +2,7 @@
 // result null, as does a value that is not an array.
 import { finite } from '../evaluator/values.ts';
 import { unary } from './define.ts';
+import type { NumberSummary } from '../planner/scan-plan.ts';
 import type { InAnyOrder, Namespace } from './types.ts';
 
 /** The numbers of the array, or null if it is not an array of numbers and nulls. */
@@ -34,6 +35,21 @@ const exactSum: InAnyOrder = (elements) => {
   return true;
 };
 
+type Numbers = Extract<NumberSummary, { kind: 'numbers' }>;
+
+/** A summary's sum when every order of its terms gives it, as exactSum() tells of the elements. */
+function exactSumOf(summary: Numbers): number | undefined {
+  // Summed in any order, the magnitudes stay at most 2^53 - 1 only if their exact sum does (each
+  // rounding of a partial sum at or past 2^53 stays at or past it), so every partial sum was exact.
+  return summary.fractions === 0 && summary.magnitude <= Number.MAX_SAFE_INTEGER ? summary.sum : undefined;
+}
+
+/** A function of a summary's numbers, null for a summary of other values too (as numbers() says). */
+const ofNumbers =
+  (f: (summary: Numbers) => number | null | undefined) =>
+  (summary: NumberSummary): number | null | undefined =>
+    summary.kind === 'mixed' ? null : f(summary);
+
 export const mathFunctions: Namespace = {
   // reduce rather than Math.min(...ns): spreading a large array exceeds the argument limit.
   min: {
@@ -42,6 +58,7 @@ export const mathFunctions: Namespace = {
       return ns && ns.length > 0 ? ns.reduce((a, b) => (b < a ? b : a)) : null;
     }),
     inAnyOrder: always,
+    fromNumbers: ofNumbers((summary) => summary.min),
   },
   max: {
     ...unary((array) => {
@@ -49,6 +66,7 @@ export const mathFunctions: Namespace = {
       return ns && ns.length > 0 ? ns.reduce((a, b) => (b > a ? b : a)) : null;
     }),
     inAnyOrder: always,
+    fromNumbers: ofNumbers((summary) => summary.max),
   },
   sum: {
     ...unary((array) => {
@@ -56,6 +74,10 @@ export const mathFunctions: Namespace = {
       return ns ? finite(ns.reduce((a, b) => a + b, 0)) : null;
     }),
     inAnyOrder: exactSum,
+    fromNumbers: ofNumbers((summary) => {
+      const sum = exactSumOf(summary);
+      return sum === undefined ? undefined : finite(sum);
+    }),
   },
   avg: {
     ...unary((array) => {
@@ -63,5 +85,10 @@ export const mathFunctions: Namespace = {
       return ns && ns.length > 0 ? finite(ns.reduce((a, b) => a + b, 0) / ns.length) : null;
     }),
     inAnyOrder: exactSum,
+    fromNumbers: ofNumbers((summary) => {
+      if (summary.count === 0) return null;
+      const sum = exactSumOf(summary);
+      return sum === undefined ? undefined : finite(sum / summary.count);
+    }),
   },
 };

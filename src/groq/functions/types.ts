@@ -2,6 +2,7 @@
 // evaluator calls `compile` once per call site and then runs the executor it returns.
 import type { ExprNode, FuncCallNode } from '../ast.ts';
 import type { Executor } from '../evaluator/scope.ts';
+import type { NumberSummary } from '../planner/scan-plan.ts';
 
 /** Allowed argument counts, inclusive; `max` may be Infinity. */
 export type Arity = readonly [min: number, max: number];
@@ -44,6 +45,13 @@ export type GroqFunction = {
    * then take just those from the source (DocumentSource.firstValues).
    */
   readonly onFirstOccurrences?: true;
+  /**
+   * For a function of one array of numbers (math::sum): its value from a summary of them, or
+   * undefined when the summary cannot tell it (a sum that depends on the order of its terms). A
+   * streamed aggregate of one path's values may then take just the summary from the source
+   * (DocumentSource.numbers).
+   */
+  readonly fromNumbers?: (summary: NumberSummary) => number | null | undefined;
   compile(args: readonly Executor[], site: CallSite): Executor;
 };
 

@@ -7,7 +7,7 @@ import { isObject } from '../evaluator/values.ts';
 import { referencedIds } from '../functions/references.ts';
 import { evaluateConstraint, readPath } from './constraints.ts';
 import { partOf } from './read-paths.ts';
-import type { Constraint, FieldPath, ScanAnswer, ScanRequest } from './scan-plan.ts';
+import type { Constraint, FieldPath, NumberSummary, ScanAnswer, ScanRequest } from './scan-plan.ts';
 
 export type MemoryScanOptions = {
   /**
@@ -138,4 +138,24 @@ export function firstValuesOf(answer: ScanAnswer, path: FieldPath): unknown[] | 
   const values = (answer.documents ?? []).map((document) => readPath(document, path));
   // A Set keeps the first of equal simple values (0 and -0 too), in order.
   return values.some((value) => typeof value === 'object' && value !== null) ? null : [...new Set(values)];
+}
+
+/** A summary of the numbers at `path` of an answer's documents (DocumentSource.numbers), added backwards like an unordered request's pages. */
+export function numberSummaryOf(answer: ScanAnswer, path: FieldPath): NumberSummary {
+  const values = (answer.documents ?? []).map((document) => readPath(document, path)).filter((value) => value !== null);
+  if (values.some((value) => typeof value !== 'number')) return { kind: 'mixed' };
+  const numbers = (values as number[]).reverse();
+  let sum = 0;
+  let magnitude = 0;
+  let min: number | null = null;
+  let max: number | null = null;
+  let fractions = 0;
+  for (const n of numbers) {
+    sum += n;
+    magnitude += Math.abs(n);
+    if (min === null || n < min) min = n;
+    if (max === null || n > max) max = n;
+    if (!Number.isInteger(n)) fractions++;
+  }
+  return { kind: 'numbers', count: numbers.length, sum, min, max, magnitude, fractions };
 }

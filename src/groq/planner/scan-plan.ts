@@ -109,3 +109,27 @@ export type ScanAnswer = {
   /** The documents are not in dataset order (an answer to an unordered request only). */
   readonly reordered?: boolean;
 };
+
+/**
+ * The numbers at one path of a scan's candidates, summed where they are stored
+ * (DocumentSource.numbers); `mixed` when a candidate has a value there that is neither a number nor
+ * null (the math:: functions are then null).
+ */
+export type NumberSummary =
+  | { readonly kind: 'mixed' }
+  | {
+      readonly kind: 'numbers';
+      readonly count: number;
+      /**
+       * Their sum in no particular order, which is the sum in dataset order when it is exact (see
+       * exactSumOf()); when it is not, a source may give any number here (a sum of clamped terms).
+       */
+      readonly sum: number;
+      /** Null when there are none. */
+      readonly min: number | null;
+      readonly max: number | null;
+      /** The sum of their absolute values; or, past 2^53 - 1, any number past it. */
+      readonly magnitude: number;
+      /** How many of them are not integers. */
+      readonly fractions: number;
+    };

@@ -8,11 +8,12 @@
 //              items' order, the source may hand the pages out in any order (an index's order);
 //              where the items are one path's values of the scanned documents, it may hand out
 //              those values alone (DocumentSource.values), or for f = array::unique the first
-//              occurrence of each (DocumentSource.firstValues).
+//              occurrence of each (DocumentSource.firstValues), or for math:: functions a summary
+//              of the numbers (DocumentSource.numbers).
 // The scan must have no order() and no slice: those need every candidate (or the source windows them).
 import type { ExprNode, FuncCallNode } from '../ast.ts';
 import { findFunction } from '../functions/registry.ts';
-import type { InAnyOrder } from '../functions/types.ts';
+import type { GroqFunction, InAnyOrder } from '../functions/types.ts';
 import { documentPath } from './extract.ts';
 import type { FieldPath, ScanPlan } from './scan-plan.ts';
 
@@ -32,6 +33,8 @@ export type StreamPlan =
       valuesAt: FieldPath | null;
       /** Set when f's value is the same on the first occurrences of the items' values (GroqFunction.onFirstOccurrences). */
       onFirstOccurrences: boolean;
+      /** f's value from a summary of the numbers, when it has one (GroqFunction.fromNumbers). */
+      fromNumbers: GroqFunction['fromNumbers'] | null;
     };
 
 /** The scan at the bottom of a chain of element-wise operations, if it can be streamed. */
@@ -62,7 +65,10 @@ export function streamPlanOf(root: ExprNode): StreamPlan | null {
     const inner = itemsScan(items);
     const f = findFunction(root.namespace, root.name);
     const valuesAt = items.type === 'Map' && items.base.type === 'Scan' ? documentPath(items.expr) : null;
-    if (inner) return { kind: 'aggregate', scan: inner, items, call: root, inAnyOrder: f?.inAnyOrder ?? null, valuesAt, onFirstOccurrences: f?.onFirstOccurrences === true };
+    if (inner) {
+      const { inAnyOrder = null, onFirstOccurrences, fromNumbers = null } = f ?? {};
+      return { kind: 'aggregate', scan: inner, items, call: root, inAnyOrder, valuesAt, onFirstOccurrences: onFirstOccurrences === true, fromNumbers };
+    }
   }
   return null;
 }

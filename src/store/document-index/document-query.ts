@@ -1,7 +1,8 @@
 // What the document index can be asked: documents of one dataset matching a condition, in id order
-// or in the order of a path's indexed value, a window of them, or their number. Dialect-neutral:
-// access-path.ts chooses how to read it, sql/compile-query.ts turns that into SQL. Values are
-// encoded as values.ts encodes them.
+// or in the order of a path's indexed value, a window of them, their number, or a summary of the
+// numbers at a path. Dialect-neutral: access-path.ts chooses how to read it, sql/compile-query.ts
+// turns that into SQL. Values are encoded as values.ts encodes them.
+import type { NumberSummary } from '../../groq/index.ts';
 
 export type Bound = { value: string; inclusive: boolean };
 
@@ -35,6 +36,11 @@ export type DocumentOrder =
 export type DocumentSelection =
   | { kind: 'content' }
   | { kind: 'count' }
+  /**
+   * A summary of the numbers among the values of a path's value rows (the access path must read
+   * them: a walk of the path's values), summed by the database (IndexDialect.numberColumn).
+   */
+  | { kind: 'numbers' }
   /** The encoded values at these paths instead of the content, and the type if `type`. */
   | { kind: 'values'; paths: readonly string[]; type: boolean }
   /**
@@ -83,7 +89,7 @@ export interface DocumentRow {
 }
 
 /** With the statement that answered it, as its engine runs it (for EXPLAIN). */
-export type DocumentQueryResult = ({ rows: DocumentRow[] } | { count: number }) & { sql: string };
+export type DocumentQueryResult = ({ rows: DocumentRow[] } | { count: number } | { numbers: NumberSummary }) & { sql: string };
 
 export const ALL: DocumentCondition = { kind: 'all' };
 export const NONE: DocumentCondition = { kind: 'none' };

@@ -1,4 +1,5 @@
 import { LRUCache } from 'lru-cache';
+import type { NumberSummary } from '../../groq/index.ts';
 import { sqlDialect } from '../dialects/dialect.ts';
 import type { SqlExecutor } from '../sql.ts';
 import { compileSql, list, sql } from '../sql-fragment.ts';
@@ -49,6 +50,11 @@ export class DocumentIndexReader {
   /** Whether the database reads beside this thread, so that a page asked for ahead is read meanwhile. */
   get readsOffThread(): boolean {
     return sqlDialect(this.db.dialect).readsOffThread;
+  }
+
+  /** Whether the database sums a path's numbers itself (IndexDialect.numberColumn; DocumentSelection `numbers`). */
+  get sumsNumbers(): boolean {
+    return this.dialect.numberColumn !== null;
   }
 
   /** The statement a query would run by the counts known now (none is measured), as its engine runs it. */
@@ -169,6 +175,7 @@ export class DocumentIndexReader {
 
 function toResult(query: DocumentQuery, compiled: CompiledQuery, rows: RawRow[], sql: string): DocumentQueryResult {
   if (query.select.kind === 'count') return { count: Number(rows[0]?.n ?? 0), sql };
+  if (query.select.kind === 'numbers') return { numbers: numberSummary(rows[0]), sql };
   const values = query.select.kind === 'values';
   return {
     sql,
@@ -180,5 +187,21 @@ function toResult(query: DocumentQuery, compiled: CompiledQuery, rows: RawRow[],
       if (raw.sort_value !== undefined) row.sortValue = raw.sort_value;
       return row;
     }),
+  };
+}
+
+/** The row of a `numbers` selection (compile-query.ts) as a summary; engines return counts as text or numbers. */
+function numberSummary(row: RawRow | undefined): NumberSummary {
+  if (Number(row?.others ?? 0) > 0) return { kind: 'mixed' };
+  const count = Number(row?.n ?? 0);
+  const orNull = (value: number | string | null | undefined) => (count === 0 || value === null || value === undefined ? null : Number(value));
+  return {
+    kind: 'numbers',
+    count,
+    sum: orNull(row?.total) ?? 0,
+    min: orNull(row?.least),
+    max: orNull(row?.greatest),
+    magnitude: orNull(row?.magnitude) ?? 0,
+    fractions: Number(row?.fractions ?? 0),
   };
 }

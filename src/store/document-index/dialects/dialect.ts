@@ -1,7 +1,8 @@
 // The document index's SQL that differs between the engines: reading its binary JSON (an entries
 // row's values, parts of a document), finding text in text, joining a candidate's entries row,
-// running many queries of one shape as one statement, and expanding a new document's entries
-// row. One object per engine (sqlite.ts, postgres.ts); the rest of the index's SQL is shared.
+// running many queries of one shape as one statement, expanding a new document's entries row,
+// and where a number's value is read. One object per engine (sqlite.ts, postgres.ts); the rest of
+// the index's SQL is shared.
 import type { Dialect, SqlExecutor } from '../../sql.ts';
 import type { Sql } from '../../sql-fragment.ts';
 import type { DocumentSelection } from '../document-query.ts';
@@ -26,6 +27,11 @@ export interface IndexDialect {
    * its rows. (A subquery per document of a page is a thousand such queries.)
    */
   runBatch(db: SqlExecutor, queries: readonly CompiledQuery[]): Promise<RawRow[][]>;
+  /**
+   * The column of the value rows that holds a number's value decoded (NULL for other values), for
+   * aggregates of a path's numbers in SQL (DocumentSelection `numbers`); null where there is none.
+   */
+  readonly numberColumn: string | null;
   /** The value rows, then the reference rows, of documents whose entries row was just written, in key order. */
   expandEntries(projectId: string, dataset: string, ids: readonly string[]): [values: Sql, references: Sql];
 }

@@ -47,6 +47,9 @@ export const postgresIndexDialect: IndexDialect = {
     return perQuery;
   },
 
+  // Generated from the encoded value (migration 012).
+  numberColumn: 'num',
+
   expandEntries(projectId, dataset, ids) {
     const chosen = sql`e.project_id = ${projectId} AND e.dataset = ${dataset} AND e.id = ANY (${ids}::text[])`;
     return [

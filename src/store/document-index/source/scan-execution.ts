@@ -3,7 +3,7 @@
 // filter the index also counts, or orders and windows. Documents come whole; or, when the query
 // reads a few indexed paths of them, assembled from the value rows (no document is parsed); or cut
 // down to the values at the paths the query reads.
-import { outermostPaths, placeAtPath, readPath, type FieldPath, type ReadPath, type ScanAnswer, type ScanRequest } from '../../../groq/index.ts';
+import { outermostPaths, placeAtPath, readPath, type FieldPath, type NumberSummary, type ReadPath, type ScanAnswer, type ScanRequest } from '../../../groq/index.ts';
 import {
   and,
   conjuncts,
@@ -44,6 +44,8 @@ export interface ScanContext {
   shapes(): Promise<DatasetShapes>;
   /** Whether the database reads beside this thread, so that a page read ahead overlaps the evaluator's work. */
   readAhead: boolean;
+  /** Whether the database sums a path's numbers itself (DocumentSelection `numbers`). */
+  sumsNumbers: boolean;
   /** The most documents an answer may hold; called with the count when a scan would return more. */
   limit?: DocumentLimit;
 }
@@ -101,13 +103,15 @@ function typesOf(where: DocumentCondition): readonly string[] | null {
 export class ScanExecution {
   private readonly request: ScanRequest;
   private readonly context: ScanContext;
-  readonly report: ScanReport = { queries: [], statements: [] };
+  readonly report: ScanReport;
   /** The dataset's shapes, once this scan has read them: the index then chooses its paths by them too. */
   private shapes: DatasetShapes | null = null;
 
-  constructor(request: ScanRequest, context: ScanContext) {
+  /** `report`: one to add to (another way the same evaluation asked its scan). */
+  constructor(request: ScanRequest, context: ScanContext, report: ScanReport = { queries: [], statements: [] }) {
     this.request = request;
     this.context = context;
+    this.report = report;
   }
 
   private async ask(query: DocumentQuery): Promise<DocumentQueryResult> {
@@ -232,6 +236,18 @@ export class ScanExecution {
     }
     // Below the surrogates JavaScript orders ids as SQL does.
     return firsts.sort((a, b) => (a.id < b.id ? -1 : 1)).map((first) => first.value);
+  }
+
+  /**
+   * For math:: aggregates of the numbers at `path`: their summary, computed by the database over
+   * the path's value rows (IndexDialect.numberColumn) when they stand for the candidates
+   * (valueWalk()); else null. One statement: the database reads beside this thread.
+   */
+  async numbers(path: FieldPath): Promise<NumberSummary | null> {
+    const walked = this.request.unordered && this.context.sumsNumbers ? await this.walkOf(path) : null;
+    if (walked === null) return null;
+    const result = await this.ask({ ...walkQuery(walked.walk, walked.select, null), select: { kind: 'numbers' } });
+    return 'numbers' in result ? result.numbers : null;
   }
 
   /** The walk of `path`'s value rows, when the request is answered exactly and they stand for its candidates. */
@@ -402,7 +418,7 @@ interface ValueWalk {
 }
 
 /** The first page of a walk's value rows, in value order. */
-function walkQuery({ path, onIds }: ValueWalk, select: DocumentSelection, limit: number): DocumentQuery {
+function walkQuery({ path, onIds }: ValueWalk, select: DocumentSelection, limit: number | null): DocumentQuery {
   return { where: and([{ kind: 'value', path }, ...onIds]), order: { kind: 'value', path, descending: false }, offset: 0, limit, select };
 }
 

@@ -1,4 +1,4 @@
-import { PENDING, requestKey, type DocumentSource, type FieldPath, type ScanAnswer, type ScanRequest } from '../../../groq/index.ts';
+import { PENDING, requestKey, type DocumentSource, type FieldPath, type NumberSummary, type ScanAnswer, type ScanRequest } from '../../../groq/index.ts';
 import type { PlannerReads, Store } from '../../store.ts';
 import type { StatementCounter } from '../../sql.ts';
 import { ConditionTranslator } from './constraint-conditions.ts';
@@ -40,7 +40,7 @@ export class StoreDocumentSource implements DocumentSource {
   private readonly asked = new Map<string, ScanRequest>();
   private shapes: Promise<DatasetShapes> | undefined;
   private readonly pageSizes: { documents: number; values: number };
-  /** What the scans asked of the index, by scan, for EXPLAIN output (the first evaluation of each). */
+  /** What the scans asked of the index, by scan, for EXPLAIN output (the first evaluation of each, every way it was asked). */
   readonly reports = new Map<number, ScanReport>();
 
   private readonly limit: DocumentLimit | undefined;
@@ -111,7 +111,7 @@ export class StoreDocumentSource implements DocumentSource {
    * subqueries and dereferences) is dropped before the next: memory holds one page.
    */
   async *pages(request: ScanRequest): AsyncGenerator<ScanAnswer> {
-    const execution = new ScanExecution(request, this.context());
+    const execution = this.streamed(request);
     if (!this.reports.has(request.scan)) this.reports.set(request.scan, execution.report);
     for await (const page of execution.pages(this.pageSizes)) {
       yield page;
@@ -130,12 +130,26 @@ export class StoreDocumentSource implements DocumentSource {
     return this.reported(request, (execution) => execution.firstValues(path, this.pageSizes.values));
   }
 
+  /** A summary of an aggregate's numbers at one path, summed by the database when the index's rows stand for the scan's candidates. */
+  numbers(request: ScanRequest, path: FieldPath): Promise<NumberSummary | null> {
+    return this.reported(request, (execution) => execution.numbers(path));
+  }
+
   /** What `ask` makes of a new execution of the request, its report kept for EXPLAIN when it answered. */
   private async reported<T>(request: ScanRequest, ask: (execution: ScanExecution) => Promise<T | null>): Promise<T | null> {
-    const execution = new ScanExecution(request, this.context());
+    const execution = this.streamed(request);
     const answer = await ask(execution);
     if (answer !== null && !this.reports.has(request.scan)) this.reports.set(request.scan, execution.report);
     return answer;
+  }
+
+  /**
+   * An execution of a streamed query's scan. The query is evaluated once, but may ask its scan in
+   * turn for a summary, values and pages (an aggregate that a summary cannot tell): each adds
+   * what it asked to the scan's report.
+   */
+  private streamed(request: ScanRequest): ScanExecution {
+    return new ScanExecution(request, this.context(), this.reports.get(request.scan));
   }
 
   /** The dataset's shapes are read once per query, if a scan needs them (one row per distinct layout). */
@@ -143,6 +157,7 @@ export class StoreDocumentSource implements DocumentSource {
     return {
       batcher: this.batcher,
       readAhead: this.reads.documentIndex.readsOffThread,
+      sumsNumbers: this.reads.documentIndex.sumsNumbers,
       ...(this.limit ? { limit: this.limit } : {}),
       shapes: () =>
         (this.shapes ??= this.reads.documentIndex.shapes(this.projectId, this.dataset).then((shapes) => {

@@ -21,6 +21,13 @@ export interface RawRow {
   content?: unknown;
   sort_value?: string;
   n?: number;
+  /** A `numbers` selection's columns (the count of numbers is `n`). */
+  others?: number | string;
+  total?: number | string | null;
+  least?: number | string | null;
+  greatest?: number | string | null;
+  magnitude?: number | string | null;
+  fractions?: number | string | null;
   [column: `v${number}`]: string | null;
 }
 
@@ -28,7 +35,7 @@ export interface CompiledQuery {
   statement: Sql;
   /** The names of the selected columns, in order. */
   columns: readonly string[];
-  /** The statement's order in terms of its columns, for a batch that orders its rows again; null for a count (one row). */
+  /** The statement's order in terms of its columns, for a batch that orders its rows again; null for a count or a summary (one row). */
   resultOrder: string | null;
   /** With a values selection: the column each path's value is read from. */
   valueColumns: readonly string[];
@@ -101,7 +108,8 @@ export function compileQuery(dialect: IndexDialect, scope: Scope, query: Documen
   const direction = order.descending ? ' DESC' : '';
   const orderBy = order.kind === 'value' ? `${sortedByPath ? 'x.value' : 'sort_value'}${direction}, ${row}.id` : `${rows.idOrdered ? 'x.id' : `${row}.id`}${direction}`;
 
-  const { selected, valueColumns } = columnsOf(dialect, query, { row, joinsDocuments: rows.alias === 'd' || joinsDocuments, sortedByPath, onPath });
+  const { selected, valueColumns } =
+    select.kind === 'numbers' ? summaryColumns(dialect, rows) : columnsOf(dialect, query, { row, joinsDocuments: rows.alias === 'd' || joinsDocuments, sortedByPath, onPath });
 
   let from = rows.table;
   const where = [...rows.conditions];
@@ -128,13 +136,36 @@ export function compileQuery(dialect: IndexDialect, scope: Scope, query: Documen
 
   const columns = join(selected.map(([expression, name]) => sql`${expression} AS ${raw(name)}`));
   let statement = sql`SELECT ${columns} FROM ${from}${where.length > 0 ? sql` WHERE ${join(where, ' AND ')}` : raw('')}`;
-  if (select.kind !== 'count') {
+  const oneRow = select.kind === 'count' || select.kind === 'numbers';
+  if (!oneRow) {
     statement = sql`${statement} ORDER BY ${raw(orderBy)}`;
     if (query.limit !== null) statement = sql`${statement}${raw(` LIMIT ${Math.max(0, Math.floor(query.limit))} OFFSET ${Math.max(0, Math.floor(query.offset))}`)}`;
     else if (query.offset > 0) throw new Error('BUG: an offset without a limit');
   }
-  const resultOrder = select.kind === 'count' ? null : order.kind === 'value' ? `sort_value${direction}, id` : `id${direction}`;
+  const resultOrder = oneRow ? null : order.kind === 'value' ? `sort_value${direction}, id` : `id${direction}`;
   return { statement, columns: selected.map(([, name]) => name), resultOrder, valueColumns };
+}
+
+/** 2^53: the first magnitude past the safe integers. */
+const CLAMP = 2 ** 53;
+
+/** A `numbers` selection's columns: over the value rows of a path, what NumberSummary holds. */
+function summaryColumns(dialect: IndexDialect, rows: PathRows): { selected: [expression: Sql, name: string][]; valueColumns: string[] } {
+  const num = dialect.numberColumn;
+  if (num === null || rows.alias !== 'x' || rows.valuePath === undefined) throw new Error("BUG: a summary of numbers not over a path's value rows");
+  const x = `x.${num}`;
+  // Sums of the numbers clamped to ±2^53, which no count of rows makes overflow (an error in
+  // PostgreSQL): a sum with a number clamped has a magnitude past 2^53 - 1, and is not used.
+  const columns: [string, string][] = [
+    [`COUNT(${x})`, 'n'],
+    [`COUNT(*) - COUNT(${x})`, 'others'],
+    [`SUM(LEAST(GREATEST(${x}, ${-CLAMP}), ${CLAMP}))`, 'total'],
+    [`MIN(${x})`, 'least'],
+    [`MAX(${x})`, 'greatest'],
+    [`SUM(LEAST(ABS(${x}), ${CLAMP}))`, 'magnitude'],
+    [`SUM(CASE WHEN ${x} <> TRUNC(${x}) THEN 1 ELSE 0 END)`, 'fractions'],
+  ];
+  return { selected: columns.map(([expression, name]) => [raw(expression), name]), valueColumns: [] };
 }
 
 /** The selected columns as [expression, name], and with a values selection the column of each path's value. */
