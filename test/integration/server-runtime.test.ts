@@ -1,8 +1,9 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startServerProcess } from '../helpers/server-process.ts';
+import { COMPILE_CACHE_DIR } from '../../src/cli/server-runtime.ts';
 
 /** The command line and environment of a running process (Linux's /proc). */
 function processOf(pid: number): { args: string[]; env: Record<string, string> } {
@@ -10,17 +11,22 @@ function processOf(pid: number): { args: string[]; env: Record<string, string> }
   return { args: split('cmdline'), env: Object.fromEntries(split('environ').map((pair) => [pair.slice(0, pair.indexOf('=')), pair.slice(pair.indexOf('=') + 1)])) };
 }
 
-// `cms serve` starts again in the same process with a bounded heap and two malloc arenas
-// (cli/server-runtime.ts), so a user's `npm start` gets them without flags of their own.
+// `cms serve` starts again in the same process with a bounded heap, two malloc arenas and Node's
+// compile cache (cli/server-runtime.ts), so a user's `npm start` gets them without flags of their own.
 describe.runIf(process.platform === 'linux')('the runtime settings of cms serve', () => {
   const dir = mkdtempSync(join(tmpdir(), 'cms-runtime-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** The files under a directory, at any depth (none if it does not exist). */
+  const filesUnder = (path: string): string[] => (existsSync(path) ? readdirSync(path, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => entry.name) : []);
 
   async function serve(env: Record<string, string>) {
     const server = await startServerProcess({ DATA_DIR: join(dir, String(Math.random()).slice(2)), ...env });
     try {
       // Same pid: supervisors and signals see one process.
-      return { ...processOf(server.child.pid!), health: (await server.request('GET', '/api/v1/health')).status };
+      const running = processOf(server.child.pid!);
+      const cached = filesUnder(running.env.NODE_COMPILE_CACHE ?? '').length;
+      return { ...running, cached, health: (await server.request('GET', '/api/v1/health')).status };
     } finally {
       await server.kill();
     }
@@ -31,6 +37,16 @@ describe.runIf(process.platform === 'linux')('the runtime settings of cms serve'
     expect(health).toBe(200);
     expect(args).toEqual(expect.arrayContaining(['--max-old-space-size=512', '--max-semi-space-size=16']));
     expect(env.MALLOC_ARENA_MAX).toBe('2');
+  });
+
+  it("keeps Node's compile cache beside the installation, or where the operator says", async () => {
+    const { env } = await serve({});
+    expect(env.NODE_COMPILE_CACHE).toBe(COMPILE_CACHE_DIR);
+    // The operator's own directory is used instead, and holds the server's code.
+    const own = join(dir, 'compile-cache');
+    const started = await serve({ NODE_COMPILE_CACHE: own });
+    expect(started.env.NODE_COMPILE_CACHE).toBe(own);
+    expect(started.cached).toBeGreaterThan(50);
   });
 
   it("keeps the operator's own heap flags and arenas, and Node's own sizing with HEAP_LIMIT_MB=0", async () => {
