@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import ipaddr from 'ipaddr.js';
 import { normalizeOrigin } from './http/origins.ts';
 
@@ -49,6 +50,11 @@ export interface Config {
   readonly shutdownTimeoutMs: number;
   /** The old generation of the server's heap, in MB (`cms serve` starts with it: cli/server-runtime.ts); 0: Node's own. */
   readonly heapLimitMb: number;
+  /**
+   * Where `cms serve` keeps Node's compiled code (NODE_COMPILE_CACHE of the process it starts again:
+   * cli/server-runtime.ts); undefined: nowhere.
+   */
+  readonly compileCacheDir: string | undefined;
   /** How long a client may send nothing while its request is read (headers or body), and read in all. */
   readonly requestTimeouts: RequestTimeouts;
   /** What one GROQ query may cost (QUERY_* variables). */
@@ -149,6 +155,12 @@ function heapLimit(env: Env): number {
   const value = integer(env, 'HEAP_LIMIT_MB', 512, 0, 1_048_576);
   if (value !== 0 && value < 128) throw new ConfigError(`HEAP_LIMIT_MB must be 0 (Node's own sizing) or at least 128 (got "${env.HEAP_LIMIT_MB}")`);
   return value;
+}
+
+/** COMPILE_CACHE_DIR: a directory, `off`, or by default node_modules/.cache/cms-compile of the installation. */
+function compileCacheDir(env: Env): string | undefined {
+  if (env.COMPILE_CACHE_DIR === 'off') return undefined;
+  return env.COMPILE_CACHE_DIR ? resolve(env.COMPILE_CACHE_DIR) : fileURLToPath(new URL('../node_modules/.cache/cms-compile', import.meta.url));
 }
 
 function boolean(env: Env, name: string): boolean {
@@ -323,6 +335,7 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownDelayMs: integer(env, 'SHUTDOWN_DELAY_MS', 0, 0, 600_000),
     shutdownTimeoutMs: integer(env, 'SHUTDOWN_TIMEOUT_MS', 30_000, 1_000, 3_600_000),
     heapLimitMb: heapLimit(env),
+    compileCacheDir: compileCacheDir(env),
     requestTimeouts: Object.freeze({
       idleMs: integer(env, 'REQUEST_IDLE_TIMEOUT_MS', 60_000, 1_000, 3_600_000),
       requestMs: integer(env, 'REQUEST_TIMEOUT_MS', 600_000, 0, 86_400_000),

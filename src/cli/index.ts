@@ -7,7 +7,7 @@ import { runImport } from './import.ts';
 import { runExport } from './export.ts';
 import { runStudio } from './studio.ts';
 import { closeOnSignals } from '../lifecycle/shutdown.ts';
-import { relaunchWithRuntimeSettings } from './server-runtime.ts';
+import { relaunchWithRuntimeSettings, saveCompiledCode } from './server-runtime.ts';
 
 const program = new Command('cms').description('Content service: server and administration').version(packageVersion());
 
@@ -16,8 +16,9 @@ program
   .description('Start the HTTP API (configuration from environment variables; see README)')
   .action(async () => {
     const config = loadConfig();
-    relaunchWithRuntimeSettings(config.heapLimitMb);
+    relaunchWithRuntimeSettings(config);
     const server = await startServer(config);
+    saveCompiledCode();
     closeOnSignals(server, { timeoutMs: config.shutdownTimeoutMs, log: server.services.log });
   });
 

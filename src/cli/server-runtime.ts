@@ -4,22 +4,17 @@
 // that had imported 100,000 documents held 540 MB, most of it garbage or free pages never given
 // back. `cms serve` and `cms studio` therefore start again, once, in the same process (execve:
 // the pid stays, for supervisors and signals), with a heap bound (HEAP_LIMIT_MB) and fewer arenas.
-// It also keeps Node's compile cache: a thread that strips the types of TypeScript sources loads a
-// WebAssembly compiler and keeps its memory (about 20 MB in the main thread and 40 in a query
-// worker); with the stripped code cached on disk, neither loads it again.
-import { fileURLToPath } from 'node:url';
+// It also keeps Node's compile cache (COMPILE_CACHE_DIR): a thread that strips the types of
+// TypeScript sources loads a WebAssembly compiler and keeps its memory (about 20 MB in the main
+// thread and 40 in a query worker); with the stripped code cached on disk, neither loads it again.
+import { flushCompileCache } from 'node:module';
+import type { Config } from '../config.ts';
 
 /** Set in the environment of the process started again, so that it does not start again. */
 const RELAUNCHED = 'CMS_RUNTIME_SET';
 /** Each half of V8's young generation (the default grows to 64 MB under an import's allocations). */
 const SEMI_SPACE_MB = 16;
 const MALLOC_ARENAS = '2';
-
-/**
- * Where the compiled code is kept unless NODE_COMPILE_CACHE says: in the installation's
- * node_modules/.cache, beside the code it was made from (Node checks each entry against its source).
- */
-export const COMPILE_CACHE_DIR = fileURLToPath(new URL('../../node_modules/.cache/cms-compile', import.meta.url));
 
 /** The V8 flags for a heap bound, unless the operator gave their own in NODE_OPTIONS or on the command line. */
 function heapFlags(heapLimitMb: number, given: readonly string[]): string[] {
@@ -35,15 +30,24 @@ function heapFlags(heapLimitMb: number, given: readonly string[]): string[] {
  * platform cannot replace a process (process.execve is on Linux and macOS). Returns only when
  * nothing is to be done.
  */
-export function relaunchWithRuntimeSettings(heapLimitMb: number): void {
+export function relaunchWithRuntimeSettings({ heapLimitMb, compileCacheDir }: Pick<Config, 'heapLimitMb' | 'compileCacheDir'>): void {
   if (process.env[RELAUNCHED] === '1' || typeof process.execve !== 'function') return;
   const given = [...process.execArgv, ...(process.env.NODE_OPTIONS ?? '').split(/\s+/)];
   const flags = heapFlags(heapLimitMb, given);
-  const env = {
+  const env: NodeJS.ProcessEnv = {
     ...process.env,
     [RELAUNCHED]: '1',
     MALLOC_ARENA_MAX: process.env.MALLOC_ARENA_MAX ?? MALLOC_ARENAS,
-    NODE_COMPILE_CACHE: process.env.NODE_COMPILE_CACHE ?? COMPILE_CACHE_DIR,
   };
+  if (compileCacheDir !== undefined) env.NODE_COMPILE_CACHE ??= compileCacheDir;
   process.execve(process.execPath, [process.execPath, ...process.execArgv, ...flags, ...process.argv.slice(1)], env);
+}
+
+/**
+ * Writes what the compile cache holds now. Node writes it at a clean exit, which a server killed
+ * (SIGKILL, a crash) never reaches: called once the server has loaded its modules, so that the
+ * next start, and a query worker started later, find them.
+ */
+export function saveCompiledCode(): void {
+  flushCompileCache();
 }

@@ -6,7 +6,7 @@ import { ensureLocalCertificate } from '../http/local-certificate.ts';
 import { closeOnSignals } from '../lifecycle/shutdown.ts';
 import { startServer } from '../server.ts';
 import { prepareStudio, type StudioTarget } from './studio-build.ts';
-import { relaunchWithRuntimeSettings } from './server-runtime.ts';
+import { relaunchWithRuntimeSettings, saveCompiledCode } from './server-runtime.ts';
 
 export interface StudioOptions {
   project?: string;
@@ -29,7 +29,7 @@ const STUDIO_PROJECT_ID = /^[-a-z0-9]+$/;
  */
 export async function runStudio(options: StudioOptions, env: NodeJS.ProcessEnv = process.env, out: Out = (line) => process.stdout.write(`${line}\n`)): Promise<void> {
   const base = loadConfig(env);
-  relaunchWithRuntimeSettings(base.heapLimitMb);
+  relaunchWithRuntimeSettings(base);
   const target = await studioTarget(base, options, out);
   const overrides: Record<string, string> = {};
   if (!base.studioDir) overrides.STUDIO_DIR = await prepareStudio(target, { rebuild: options.rebuild, out });
@@ -43,6 +43,7 @@ export async function runStudio(options: StudioOptions, env: NodeJS.ProcessEnv =
   }
   const config = loadConfig({ ...env, ...overrides });
   const server = await startServer(config, out);
+  saveCompiledCode();
   closeOnSignals(server, { timeoutMs: config.shutdownTimeoutMs, log: server.services.log });
 
   const url = new URL(server.url);

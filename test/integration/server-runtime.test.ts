@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startServerProcess } from '../helpers/server-process.ts';
-import { COMPILE_CACHE_DIR } from '../../src/cli/server-runtime.ts';
+import { loadConfig } from '../../src/config.ts';
 
 /** The command line and environment of a running process (Linux's /proc). */
 function processOf(pid: number): { args: string[]; env: Record<string, string> } {
@@ -39,14 +39,16 @@ describe.runIf(process.platform === 'linux')('the runtime settings of cms serve'
     expect(env.MALLOC_ARENA_MAX).toBe('2');
   });
 
-  it("keeps Node's compile cache beside the installation, or where the operator says", async () => {
+  it('keeps Node\'s compile cache in COMPILE_CACHE_DIR, written as soon as the server has started', async () => {
     const { env } = await serve({});
-    expect(env.NODE_COMPILE_CACHE).toBe(COMPILE_CACHE_DIR);
-    // The operator's own directory is used instead, and holds the server's code.
+    expect(env.NODE_COMPILE_CACHE).toBe(loadConfig({}).compileCacheDir);
+    // Only the process started again keeps it; the server is killed (SIGKILL) without an exit of its own.
     const own = join(dir, 'compile-cache');
-    const started = await serve({ NODE_COMPILE_CACHE: own });
+    const started = await serve({ COMPILE_CACHE_DIR: own });
     expect(started.env.NODE_COMPILE_CACHE).toBe(own);
     expect(started.cached).toBeGreaterThan(50);
+    const off = await serve({ COMPILE_CACHE_DIR: 'off' });
+    expect(off.env.NODE_COMPILE_CACHE).toBeUndefined();
   });
 
   it("keeps the operator's own heap flags and arenas, and Node's own sizing with HEAP_LIMIT_MB=0", async () => {

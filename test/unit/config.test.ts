@@ -90,6 +90,12 @@ describe('configuration', () => {
     expect(loadConfig({ HEAP_LIMIT_MB: '256' }).heapLimitMb).toBe(256);
   });
 
+  it('keeps compiled code beside the installation unless COMPILE_CACHE_DIR says where, or off', () => {
+    expect(loadConfig({}).compileCacheDir).toMatch(/\/node_modules\/\.cache\/cms-compile$/);
+    expect(loadConfig({ COMPILE_CACHE_DIR: '/var/cache/cms' }).compileCacheDir).toBe('/var/cache/cms');
+    expect(loadConfig({ COMPILE_CACHE_DIR: 'off' }).compileCacheDir).toBeUndefined();
+  });
+
   it('parses durations', () => {
     expect(parseDurationSeconds('X', '900')).toBe(900);
     expect(parseDurationSeconds('X', '30s')).toBe(30);
