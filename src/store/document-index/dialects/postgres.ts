@@ -51,12 +51,16 @@ export const postgresIndexDialect: IndexDialect = {
   numberColumn: 'num',
 
   expandEntries(projectId, dataset, ids) {
-    const chosen = sql`e.project_id = ${projectId} AND e.dataset = ${dataset} AND e.id = ANY (${ids}::text[])`;
+    // Each id found by the entries' key. An import writes in one transaction, so the statistics
+    // never see its rows: with `e.id = ANY (...)` PostgreSQL expected one entries row for the
+    // dataset and read them all, checking the ids on each (an import's batches slowed as it grew,
+    // from 200 to 750 ms each over 60,000 documents). OFFSET 0 keeps the lookup per id.
+    const chosen = sql`unnest(${ids}::text[]) AS k(id) CROSS JOIN LATERAL (SELECT * FROM document_entries e WHERE e.project_id = ${projectId} AND e.dataset = ${dataset} AND e.id = k.id OFFSET 0) e`;
     return [
       sql`INSERT INTO document_values (project_id, dataset, path, value, id) SELECT e.project_id, e.dataset, j.key, j.value, e.id
-          FROM document_entries e, jsonb_each_text(e.vals) j WHERE ${chosen} ORDER BY j.key, j.value COLLATE "C", e.id`,
+          FROM ${chosen} CROSS JOIN LATERAL jsonb_each_text(e.vals) j ORDER BY j.key, j.value COLLATE "C", e.id`,
       sql`INSERT INTO document_references (project_id, dataset, target_id, id) SELECT e.project_id, e.dataset, j.value, e.id
-          FROM document_entries e, jsonb_array_elements_text(e.refs::jsonb) j WHERE ${chosen} ORDER BY j.value COLLATE "C", e.id`,
+          FROM ${chosen} CROSS JOIN LATERAL jsonb_array_elements_text(e.refs::jsonb) j ORDER BY j.value COLLATE "C", e.id`,
     ];
   },
 };
