@@ -96,8 +96,8 @@ export async function runQuery(query: CompiledQuery, settings: RunSettings): Pro
       });
       if (stream.fromNumbers && stream.valuesAt && source.numbers) {
         const summary = await source.numbers({ ...request, unordered: true }, stream.valuesAt);
-        const value = summary && stream.fromNumbers(summary);
-        if (summary && value !== undefined) return { kind: 'value', value };
+        const value = summary ? stream.fromNumbers(summary) : undefined;
+        if (value !== undefined) return { kind: 'value', value };
       }
       if (stream.onFirstOccurrences && stream.valuesAt && source.firstValues) {
         const firsts = await source.firstValues(request, stream.valuesAt);

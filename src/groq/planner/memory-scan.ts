@@ -122,14 +122,18 @@ export async function* pagesOf(answer: ScanAnswer, pageSize: number, unordered =
   }
 }
 
+/** The values at `path` of an answer's documents without nulls, backwards: the order an unordered request may get. */
+function valuesBackwards(answer: ScanAnswer, path: FieldPath): unknown[] {
+  return (answer.documents ?? []).map((document) => readPath(document, path)).filter((value) => value !== null).reverse();
+}
+
 /**
  * The values at `path` of an answer's documents, as an aggregate of them reads them
  * (DocumentSource.values): nulls left out, backwards like an unordered request's pages, a page at
  * a time.
  */
 export async function* valuePagesOf(answer: ScanAnswer, path: FieldPath, pageSize: number): AsyncGenerator<unknown[]> {
-  const values = (answer.documents ?? []).map((document) => readPath(document, path)).filter((value) => value !== null);
-  values.reverse();
+  const values = valuesBackwards(answer, path);
   for (let start = 0; start === 0 || start < values.length; start += pageSize) yield values.slice(start, start + pageSize);
 }
 
@@ -142,9 +146,9 @@ export function firstValuesOf(answer: ScanAnswer, path: FieldPath): unknown[] | 
 
 /** A summary of the numbers at `path` of an answer's documents (DocumentSource.numbers), added backwards like an unordered request's pages. */
 export function numberSummaryOf(answer: ScanAnswer, path: FieldPath): NumberSummary {
-  const values = (answer.documents ?? []).map((document) => readPath(document, path)).filter((value) => value !== null);
+  const values = valuesBackwards(answer, path);
   if (values.some((value) => typeof value !== 'number')) return { kind: 'mixed' };
-  const numbers = (values as number[]).reverse();
+  const numbers = values as number[];
   let sum = 0;
   let magnitude = 0;
   let min: number | null = null;
