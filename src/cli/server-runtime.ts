@@ -5,8 +5,8 @@
 // back. `cms serve` and `cms studio` therefore start again, once, in the same process (execve:
 // the pid stays, for supervisors and signals), with a heap bound (HEAP_LIMIT_MB) and fewer arenas.
 // It also keeps Node's compile cache (COMPILE_CACHE_DIR): a thread that strips the types of
-// TypeScript sources loads a WebAssembly compiler and keeps its memory (about 20 MB in the main
-// thread and 40 in a query worker); with the stripped code cached on disk, neither loads it again.
+// TypeScript sources loads a WebAssembly compiler and keeps its memory (tens of MB per thread:
+// docs/decisions.md, Memory); with the stripped code cached on disk, none loads it again.
 import { flushCompileCache } from 'node:module';
 import type { Config } from '../config.ts';
 
