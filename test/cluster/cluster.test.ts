@@ -4,7 +4,8 @@ import type { ServerResponse } from 'node:http';
 import { migrations } from '../../src/store/migrations/index.ts';
 import { startCluster, type Cluster } from './cluster.ts';
 import type { ServerProcess } from '../helpers/server-process.ts';
-import { eventually, startReceiver, type Receiver } from '../helpers/receiver.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 import { openListenSocket, type ListenSocket } from '../helpers/listen.ts';
 import { largeJpeg } from '../helpers/images.ts';
 

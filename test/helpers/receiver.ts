@@ -57,14 +57,3 @@ export async function startReceiver(respond: Responder = () => 200, port = 0): P
   };
   return receiver;
 }
-
-/** Polls `check` until it returns a value (not undefined). */
-export async function eventually<T>(check: () => Promise<T | undefined>, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}

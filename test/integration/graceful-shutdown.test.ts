@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import { createTestDatabase, testEngine } from '../helpers/engine.ts';
 import { processDatabaseUrl } from '../helpers/cli.ts';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
-import { eventually, startReceiver } from '../helpers/receiver.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { startReceiver } from '../helpers/receiver.ts';
 import { startTestApp } from '../helpers/test-app.ts';
 
 /** True when a new TCP connection to the port is refused (the server no longer accepts). */

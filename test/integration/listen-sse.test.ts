@@ -3,7 +3,8 @@ import { expectErrorBody, startTestApp, useTestApp } from '../helpers/test-app.t
 import { createApiToken, createProject, type TestProject } from '../helpers/fixtures.ts';
 import { dataClient, ok } from '../helpers/content.ts';
 import { testEngine } from '../helpers/engine.ts';
-import { eventually, openEventStream, type EventStream } from '../helpers/listen.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { openEventStream, type EventStream } from '../helpers/listen.ts';
 
 describe(`real-time listeners over Server-Sent Events, in Sanity's shape (${testEngine})`, () => {
   const app = useTestApp();

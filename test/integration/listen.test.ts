@@ -3,7 +3,8 @@ import { startTestApp, useTestApp } from '../helpers/test-app.ts';
 import { createApiToken, createProject, createUser, type TestProject } from '../helpers/fixtures.ts';
 import { dataClient, ok } from '../helpers/content.ts';
 import { testEngine } from '../helpers/engine.ts';
-import { eventually, listenUrl, openListenSocket, refusedUpgrade, type ListenSocket, type Message } from '../helpers/listen.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { listenUrl, openListenSocket, refusedUpgrade, type ListenSocket, type Message } from '../helpers/listen.ts';
 
 describe(`real-time listeners over WebSocket (${testEngine})`, () => {
   const app = useTestApp();

@@ -13,7 +13,7 @@ import { startTestApp, useTestApp, type TestApp } from '../helpers/test-app.ts';
 import { createProject, type TestProject } from '../helpers/fixtures.ts';
 import { testEngine } from '../helpers/engine.ts';
 import { ok } from '../helpers/content.ts';
-import { eventually } from '../helpers/receiver.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { processDatabaseUrl, run } from '../helpers/cli.ts';
 import { toPositionalParams } from '../../src/store/postgres/placeholders.ts';
 import { PLANNER_TABLES } from '../../src/store/postgres/postgres-statistics.ts';

@@ -3,7 +3,7 @@ import { startTestApp } from '../helpers/test-app.ts';
 import { createProject, createUser } from '../helpers/fixtures.ts';
 import { createTestDatabase, testEngine } from '../helpers/engine.ts';
 import { location, PresenceClient, presenceUrl } from '../helpers/presence.ts';
-import { eventually } from '../helpers/listen.ts';
+import { eventually } from '../helpers/eventually.ts';
 
 describe(`presence with several instances on one database (${testEngine})`, () => {
   it('reaches editors connected to another instance: states, roll calls, disconnects, and a session that moves', async () => {

@@ -2,7 +2,7 @@ import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { useTestApp } from '../helpers/test-app.ts';
 import { createApiToken, createProject, createUser, type TestProject, type TestUser } from '../helpers/fixtures.ts';
 import { testEngine } from '../helpers/engine.ts';
-import { eventually } from '../helpers/listen.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { signInThroughPage, tokenOf } from '../helpers/login-page.ts';
 import { location, PresenceClient, presenceUrl } from '../helpers/presence.ts';
 import { DEFAULT_PRESENCE_SETTINGS } from '../../src/realtime/presence/presence-service.ts';

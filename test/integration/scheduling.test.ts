@@ -3,7 +3,7 @@ import { expectErrorBody, startTestApp, useTestApp } from '../helpers/test-app.t
 import { createProject } from '../helpers/fixtures.ts';
 import { dataClient, ok, outboxEvents } from '../helpers/content.ts';
 import { createTestDatabase, testEngine } from '../helpers/engine.ts';
-import { eventually } from '../helpers/receiver.ts';
+import { eventually } from '../helpers/eventually.ts';
 
 const FAST = { SCHEDULER_INTERVAL_MS: '50' };
 

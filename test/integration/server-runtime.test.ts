@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startServerProcess } from '../helpers/server-process.ts';
+import { eventually } from '../helpers/eventually.ts';
 import { loadConfig } from '../../src/config.ts';
 
 /** The command line and environment of a running process (Linux's /proc). */
@@ -20,13 +21,19 @@ describe.runIf(process.platform === 'linux')('the runtime settings of cms serve'
   /** The files under a directory, at any depth (none if it does not exist). */
   const filesUnder = (path: string): string[] => (existsSync(path) ? readdirSync(path, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile()).map((entry) => entry.name) : []);
 
-  async function serve(env: Record<string, string>) {
+  /**
+   * Starts `cms serve`; with `cachedAtLeast`, waits until its compile cache holds that many files
+   * (the server writes them just after it reports that it listens).
+   */
+  async function serve(env: Record<string, string>, cachedAtLeast = 0) {
     const server = await startServerProcess({ DATA_DIR: join(dir, String(Math.random()).slice(2)), ...env });
     try {
       // Same pid: supervisors and signals see one process.
       const running = processOf(server.child.pid!);
-      const cached = filesUnder(running.env.NODE_COMPILE_CACHE ?? '').length;
-      return { ...running, cached, health: (await server.request('GET', '/api/v1/health')).status };
+      const health = (await server.request('GET', '/api/v1/health')).status;
+      const countCached = () => filesUnder(running.env.NODE_COMPILE_CACHE ?? '').length;
+      const cached = cachedAtLeast > 0 ? await eventually(() => (countCached() >= cachedAtLeast ? countCached() : undefined)) : countCached();
+      return { ...running, cached, health };
     } finally {
       await server.kill();
     }
@@ -44,9 +51,9 @@ describe.runIf(process.platform === 'linux')('the runtime settings of cms serve'
     expect(env.NODE_COMPILE_CACHE).toBe(loadConfig({}).compileCacheDir);
     // Only the process started again keeps it; the server is killed (SIGKILL) without an exit of its own.
     const own = join(dir, 'compile-cache');
-    const started = await serve({ COMPILE_CACHE_DIR: own });
+    const started = await serve({ COMPILE_CACHE_DIR: own }, 50);
     expect(started.env.NODE_COMPILE_CACHE).toBe(own);
-    expect(started.cached).toBeGreaterThan(50);
+    expect(started.cached).toBeGreaterThanOrEqual(50);
     const off = await serve({ COMPILE_CACHE_DIR: 'off' });
     expect(off.env.NODE_COMPILE_CACHE).toBeUndefined();
   });

@@ -4,7 +4,8 @@ import fc from 'fast-check';
 import { expectErrorBody, useTestApp } from '../helpers/test-app.ts';
 import { createProject, type TestProject } from '../helpers/fixtures.ts';
 import { dataClient } from '../helpers/content.ts';
-import { eventually, startReceiver, type Receiver } from '../helpers/receiver.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { startReceiver, type Receiver } from '../helpers/receiver.ts';
 import { testEngine } from '../helpers/engine.ts';
 import { embeddedIPv6Literal, EMBEDDING_FORMS, nonPublicIPv4 } from '../helpers/embedded-ipv4.ts';
 
