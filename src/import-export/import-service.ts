@@ -155,7 +155,8 @@ async function writeBatch(tx: Repositories, context: ChangeContext, batch: Parse
   if (replacedIds.length > 0) await tx.revisions.preserveCurrent(projectId, dataset, [...new Set(replacedIds)]);
   // The _rev of each document replaced, read before it is overwritten, for real-time listeners' change log.
   const previousRevs = await tx.changes.currentRevs(projectId, dataset, documents.filter((document) => existing.has(document._id)).map((document) => document._id));
-  await tx.documents.putMany(projectId, dataset, documents);
+  // The index rows of new documents are written once, sorted, when the import's transaction completes.
+  await tx.documents.putMany(projectId, dataset, documents, { deferIndex: true });
   const latest = await tx.revisions.latestNumbers(projectId, dataset, [...new Set(documents.map((document) => baseIdOf(document._id)))]);
   await tx.revisions.insertMany(
     documents.map((document) => {

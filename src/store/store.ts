@@ -107,10 +107,14 @@ export function createStoreOn(db: Database): Store {
     },
     transaction: async (fn) => {
       let written = 0;
-      const result = await db.transaction((tx) => {
+      const result = await db.transaction(async (tx) => {
         // From zero: a transaction may run again (SQLite's group commit, when the shared one failed).
         written = 0;
-        return fn(repositories(tx, (documents) => (written += documents), bound.documentIndex.on(tx)));
+        const repos = repositories(tx, (documents) => (written += documents), bound.documentIndex.on(tx));
+        const value = await fn(repos);
+        // Index rows an import deferred, written before the commit.
+        await repos.documents.completeIndex();
+        return value;
       });
       // Counted once committed: statistics are never refreshed inside the writing transaction.
       statistics?.written(written);

@@ -34,13 +34,15 @@ export async function rebuildDocumentIndexIfStale(db: Database): Promise<boolean
         const { project_id: projectId, dataset } = rows[start]!;
         let end = start;
         while (end < rows.length && rows[end]!.project_id === projectId && rows[end]!.dataset === dataset) end++;
-        await writer.replace(projectId, dataset, rows.slice(start, end).map((row) => jsonColumn<StoredDocument>(row.content)));
+        // Nothing reads the index meanwhile: the value and reference rows are written at the end, sorted.
+        await writer.replace(projectId, dataset, rows.slice(start, end).map((row) => jsonColumn<StoredDocument>(row.content)), { deferExpansion: true });
         start = end;
       }
       if (rows.length < PAGE) break;
       const last = rows[rows.length - 1]!;
       after = [last.project_id, last.dataset, last.id];
     }
+    await writer.completeDeferred();
     await tx.run("UPDATE document_index_state SET value = ? WHERE name = 'version'", [DOCUMENT_INDEX_VERSION]);
     return true;
   });

@@ -55,8 +55,12 @@ export class DocumentRepository {
     await this.putMany(projectId, dataset, [document]);
   }
 
-  /** Inserts or replaces documents with one statement per chunk (imports write thousands at once). */
-  async putMany(projectId: string, dataset: string, documents: readonly StoredDocument[]): Promise<void> {
+  /**
+   * Inserts or replaces documents with one statement per chunk (imports write thousands at once).
+   * `deferIndex`: the index rows of new documents are written when the transaction completes,
+   * sorted over all of its writes (DocumentIndexWriter.replace; for a writer that reads no index meanwhile).
+   */
+  async putMany(projectId: string, dataset: string, documents: readonly StoredDocument[], { deferIndex = false } = {}): Promise<void> {
     const row = `(?, ?, ?, ?, ?, ?, ?, ${binaryJsonParam(this.db.dialect)})`;
     for (let start = 0; start < documents.length; start += ROWS_PER_INSERT) {
       const chunk = documents.slice(start, start + ROWS_PER_INSERT);
@@ -77,9 +81,14 @@ export class DocumentRepository {
           jsonText(document),
         ]),
       );
-      await this.index.replace(projectId, dataset, chunk);
+      await this.index.replace(projectId, dataset, chunk, { deferExpansion: deferIndex });
     }
     this.onWritten(documents.length);
+  }
+
+  /** Writes the index rows `putMany` deferred; a transaction calls it before it commits. */
+  async completeIndex(): Promise<void> {
+    await this.index.completeDeferred();
   }
 
   /** The ids among `ids` that exist, with their _createdAt. */
