@@ -71,7 +71,7 @@ export interface Store extends Repositories {
  * `documentsWritten` is told how many documents each write wrote. A transaction's index reader
  * shares the store's (its counts): a new one would also allocate a cache per transaction.
  */
-function repositories(db: SqlExecutor, documentsWritten?: (documents: number) => void, documentIndex = new DocumentIndexReader(db)): Repositories {
+function repositories(db: SqlExecutor, documentsWritten?: (documents: number) => void, documentIndex = new DocumentIndexReader(db), inTransaction = false): Repositories {
   return {
     users: new UserRepository(db),
     projects: new ProjectRepository(db),
@@ -80,7 +80,7 @@ function repositories(db: SqlExecutor, documentsWritten?: (documents: number) =>
     corsOrigins: new CorsOriginRepository(db),
     userSettings: new UserSettingsRepository(db),
     apiTokens: new ApiTokenRepository(db),
-    documents: new DocumentRepository(db, documentsWritten),
+    documents: new DocumentRepository(db, documentsWritten, { inTransaction }),
     documentIndex,
     revisions: new RevisionRepository(db),
     outbox: new OutboxRepository(db),
@@ -110,7 +110,7 @@ export function createStoreOn(db: Database): Store {
       const result = await db.transaction(async (tx) => {
         // From zero: a transaction may run again (SQLite's group commit, when the shared one failed).
         written = 0;
-        const repos = repositories(tx, (documents) => (written += documents), bound.documentIndex.on(tx));
+        const repos = repositories(tx, (documents) => (written += documents), bound.documentIndex.on(tx), true);
         const value = await fn(repos);
         // Index rows an import deferred, written before the commit.
         await repos.documents.completeIndex();

@@ -116,6 +116,11 @@ describe(`the document index of an import (${testEngine})`, () => {
     expect((await indexRows('after')).filter((row) => row.startsWith('["value"')).length).toBeGreaterThanOrEqual(80 * 3);
   });
 
+  it('writes them at once outside a transaction, where nothing would complete them', async () => {
+    await app.services.store.documents.putMany(projectId, 'autocommit', Array.from({ length: POOL }, (_, n) => documentOf(n, 3)), { deferIndex: true });
+    expect((await indexRows('autocommit')).filter((row) => row.startsWith('["value"')).length).toBeGreaterThanOrEqual(POOL * 3);
+  });
+
   it('expands what waits once it passes its bound, and the rest when the transaction completes', async () => {
     const db: Database = app.db.engine === 'sqlite' ? openSqliteDatabase(app.db.databaseUrl.slice('sqlite:'.length)) : openPostgresDatabase(app.db.databaseUrl, { schema: app.db.schema });
     try {

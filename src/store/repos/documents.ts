@@ -17,10 +17,14 @@ export class DocumentRepository {
   /** Told how many documents each write wrote (the store's planner statistics count them). */
   private readonly onWritten: (documents: number) => void;
 
-  constructor(db: SqlExecutor, onWritten: (documents: number) => void = () => undefined) {
+  /** Bound to a store transaction, which completes deferred index rows before it commits (putMany's deferIndex). */
+  private readonly inTransaction: boolean;
+
+  constructor(db: SqlExecutor, onWritten: (documents: number) => void = () => undefined, { inTransaction = false } = {}) {
     this.db = db;
     this.index = new DocumentIndexWriter(db);
     this.onWritten = onWritten;
+    this.inTransaction = inTransaction;
   }
 
   /** Serializes transactions that touch the same documents (no-op on SQLite). */
@@ -58,7 +62,8 @@ export class DocumentRepository {
   /**
    * Inserts or replaces documents with one statement per chunk (imports write thousands at once).
    * `deferIndex`: the index rows of new documents are written when the transaction completes,
-   * sorted over all of its writes (DocumentIndexWriter.replace; for a writer that reads no index meanwhile).
+   * sorted over all of its writes (DocumentIndexWriter.replace; for a writer that reads no index
+   * meanwhile). Outside a transaction nothing would complete them: they are written at once.
    */
   async putMany(projectId: string, dataset: string, documents: readonly StoredDocument[], { deferIndex = false } = {}): Promise<void> {
     const row = `(?, ?, ?, ?, ?, ?, ?, ${binaryJsonParam(this.db.dialect)})`;
@@ -81,7 +86,7 @@ export class DocumentRepository {
           jsonText(document),
         ]),
       );
-      await this.index.replace(projectId, dataset, chunk, { deferExpansion: deferIndex });
+      await this.index.replace(projectId, dataset, chunk, { deferExpansion: deferIndex && this.inTransaction });
     }
     this.onWritten(documents.length);
   }
