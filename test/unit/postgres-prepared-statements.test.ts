@@ -49,6 +49,10 @@ describe('PostgreSQL: statements prepared on their connection', () => {
     const settings = async (planOnce: boolean) => (await db.get<{ mode: string }>('SELECT current_setting(?) AS mode', ['plan_cache_mode'], { planOnce }))!.mode;
     expect(await settings(true)).toBe('force_generic_plan');
     expect(await settings(false)).toBe('auto');
+    // Neither runs a statement with parallel workers.
+    for (const planOnce of [true, false]) {
+      expect(await db.get('SELECT current_setting(?) AS n', ['max_parallel_workers_per_gather'], { planOnce })).toEqual({ n: '0' });
+    }
     await db.get('SELECT v FROM t WHERE id = ? AND v <> ?', [1, 'x'], { planOnce: true });
     const plans = await db.get<{ generic: number; custom: number }>(
       'SELECT generic_plans AS generic, custom_plans AS custom FROM pg_prepared_statements WHERE statement = ?',

@@ -104,20 +104,28 @@ export interface PostgresOptions {
  * whole pool's. An operator's own `options` on DATABASE_URL replace these settings.
  */
 const LOOKUP_SETTINGS = '-c plan_cache_mode=force_generic_plan';
+/**
+ * Every connection's: no parallel workers for one statement. Each request is one of many at once,
+ * and the planner's parallel costs divided a sequential scan's by the workers it would start: the
+ * sum of a field over 100,000 documents ran as a parallel scan of every value row (120 to 150
+ * ms) rather than reading the field's rows through the key (20 to 27 ms), and no other query of
+ * the benchmark ran faster with workers (docs/decisions.md).
+ */
+const SESSION_SETTINGS = '-c max_parallel_workers_per_gather=0';
 
 export function openPostgresDatabase(url: string, options: PostgresOptions = {}): Database {
   const schema = options.schema;
   if (schema !== undefined && !/^[a-z_][a-z0-9_]{0,62}$/.test(schema)) throw new Error(`invalid schema name ${schema}`);
   const max = options.max ?? 10;
-  const searchPath = schema ? [`-c search_path=${schema}`] : [];
+  const sessionSettings = [...(schema ? [`-c search_path=${schema}`] : []), SESSION_SETTINGS];
   const newPool = (size: number, settings: readonly string[]) => {
     const created = new pg.Pool({ connectionString: url, max: size, types, ...(settings.length > 0 ? { options: settings.join(' ') } : {}) });
     // An idle client that loses its connection emits here; the pool replaces it.
     created.on('error', () => undefined);
     return created;
   };
-  const pool = newPool(max, searchPath);
-  const lookupPool = newPool(Math.max(1, Math.ceil(max / 2)), [...searchPath, LOOKUP_SETTINGS]);
+  const pool = newPool(max, sessionSettings);
+  const lookupPool = newPool(Math.max(1, Math.ceil(max / 2)), [...sessionSettings, LOOKUP_SETTINGS]);
   let ready: Promise<unknown> | undefined;
   // Concurrent CREATE SCHEMA IF NOT EXISTS can still collide on the catalog's unique index.
   const ensureSchema = () =>
