@@ -132,11 +132,16 @@ async function writeBatch(tx: Repositories, context: ChangeContext, batch: Parse
   if (batch.length === 0) return;
   const { projectId, dataset, transactionId, now } = context;
   const existing = await tx.documents.existing(projectId, dataset, batch.map((entry) => entry.document._id));
+  // The _rev of each existing document, read before it is overwritten, for real-time listeners' change log.
+  const previousRevs = await tx.changes.currentRevs(projectId, dataset, [...existing.keys()]);
+  // Documents an earlier batch of this import wrote: as within a batch, the later line wins, and
+  // the import keeps one revision, one event and one change per document.
+  const earlier = new Set([...previousRevs].filter(([, rev]) => rev === transactionId).map(([id]) => id));
   const written = new Map<string, { document: StoredDocument; replaced: boolean }>();
   for (const { document } of batch) {
     const previous = written.get(document._id);
     const exists = previous !== undefined || existing.has(document._id);
-    if (exists && !replace) {
+    if (exists && !replace && !earlier.has(document._id)) {
       result.skipped++;
       continue;
     }
@@ -151,15 +156,16 @@ async function writeBatch(tx: Repositories, context: ChangeContext, batch: Parse
   }
   const documents = [...written.values()].map((entry) => entry.document);
   if (documents.length === 0) return;
-  const replacedIds = documents.filter((document) => existing.has(document._id)).map((document) => baseIdOf(document._id));
+  // Those an earlier batch wrote already have this import's revision, event and change: only their content changes.
+  const firstWrites = [...written.values()].filter(({ document }) => !earlier.has(document._id));
+  const firstDocuments = firstWrites.map((entry) => entry.document);
+  const replacedIds = firstDocuments.filter((document) => existing.has(document._id)).map((document) => baseIdOf(document._id));
   if (replacedIds.length > 0) await tx.revisions.preserveCurrent(projectId, dataset, [...new Set(replacedIds)]);
-  // The _rev of each document replaced, read before it is overwritten, for real-time listeners' change log.
-  const previousRevs = await tx.changes.currentRevs(projectId, dataset, documents.filter((document) => existing.has(document._id)).map((document) => document._id));
   // The index rows of new documents are written once, sorted, when the import's transaction completes.
   await tx.documents.putMany(projectId, dataset, documents, { deferIndex: true });
-  const latest = await tx.revisions.latestNumbers(projectId, dataset, [...new Set(documents.map((document) => baseIdOf(document._id)))]);
+  const latest = await tx.revisions.latestNumbers(projectId, dataset, [...new Set(firstDocuments.map((document) => baseIdOf(document._id)))]);
   await tx.revisions.insertMany(
-    documents.map((document) => {
+    firstDocuments.map((document) => {
       const baseId = baseIdOf(document._id);
       const revision = (latest.get(baseId) ?? 0) + 1;
       latest.set(baseId, revision);
@@ -167,9 +173,7 @@ async function writeBatch(tx: Repositories, context: ChangeContext, batch: Parse
     }),
   );
   await tx.outbox.appendMany(
-    [...written.values()].map(({ document, replaced }) =>
-      documentEvent(context, replaced ? 'document.update' : 'document.create', document._id, document._type),
-    ),
+    firstWrites.map(({ document, replaced }) => documentEvent(context, replaced ? 'document.update' : 'document.create', document._id, document._type)),
   );
-  await tx.changes.appendMany(documents.map((document) => documentChange(context, document._id, previousRevs.get(document._id) ?? null, document._rev)));
+  await tx.changes.appendMany(firstDocuments.map((document) => documentChange(context, document._id, previousRevs.get(document._id) ?? null, document._rev)));
 }

@@ -117,6 +117,26 @@ describe(`the change log behind listeners (${testEngine})`, () => {
     expect(socket.messages.all.filter((message) => message.documentId === 'dry-1')).toEqual([]);
   });
 
+  it('keeps one revision, event and change for a document an import writes in two of its batches, the later line winning', async () => {
+    await socket.subscribe({ query: '*[_type == "twice"]', includeResult: true });
+    // The import writes 500 documents a batch: the second `twice-1` lands in the second batch.
+    const fillers = Array.from({ length: 599 }, (_, i) => `{"_id": "filler-${i}", "_type": "filler"}`);
+    const lines = ['{"_id": "twice-1", "_type": "twice", "v": 1}', ...fillers, '{"_id": "twice-1", "_type": "twice", "v": 2}'];
+    const imported = await app.request('POST', `/api/v1/data/import/production?project=${project.slug}`, {
+      token: admin,
+      rawBody: lines.join('\n'),
+      headers: { 'content-type': 'application/x-ndjson' },
+    });
+    expect(imported.body).toMatchObject({ total: 601, created: 600, replaced: 1, skipped: 0, errors: [] });
+    expect((await data.doc('twice-1')).body).toMatchObject({ _id: 'twice-1', v: 2 });
+    const event = await socket.next('mutation');
+    expect(event).toMatchObject({ documentId: 'twice-1', transition: 'appear', result: { v: 2 } });
+    // A write after the import: the next event of the subscription is its, none other of the import's.
+    ok(await data.mutate([{ create: { _id: 'twice-2', _type: 'twice' } }]));
+    expect((await socket.next('mutation')).documentId).toBe('twice-2');
+    expect(ok(await data.history('twice-1')).revisions).toHaveLength(1);
+  });
+
   it('reaches listeners when a revision is restored', async () => {
     await socket.subscribe({ query: '*[_type == "restored"]', includeResult: true });
     await data.mutate([{ create: { _id: 'drafts.r-1', _type: 'restored', v: 1 } }]);
