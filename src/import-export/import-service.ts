@@ -131,12 +131,11 @@ function parseLine(text: string): (JsonObject & { _id: string; _type: string }) 
 async function writeBatch(tx: Repositories, context: ChangeContext, batch: Parsed[], replace: boolean, result: ImportResult): Promise<void> {
   if (batch.length === 0) return;
   const { projectId, dataset, transactionId, now } = context;
+  // With each existing document's _rev before it is overwritten, for real-time listeners' change log.
   const existing = await tx.documents.existing(projectId, dataset, batch.map((entry) => entry.document._id));
-  // The _rev of each existing document, read before it is overwritten, for real-time listeners' change log.
-  const previousRevs = await tx.changes.currentRevs(projectId, dataset, [...existing.keys()]);
   // Documents an earlier batch of this import wrote: as within a batch, the later line wins, and
   // the import keeps one revision, one event and one change per document.
-  const earlier = new Set([...previousRevs].filter(([, rev]) => rev === transactionId).map(([id]) => id));
+  const earlier = new Set([...existing].filter(([, { rev }]) => rev === transactionId).map(([id]) => id));
   const written = new Map<string, { document: StoredDocument; replaced: boolean }>();
   for (const { document } of batch) {
     const previous = written.get(document._id);
@@ -146,7 +145,7 @@ async function writeBatch(tx: Repositories, context: ChangeContext, batch: Parse
       continue;
     }
     const { _id, _type, _rev: _ignored, _createdAt, _updatedAt, ...fields } = document;
-    const createdAt = timestampOr(_createdAt, previous?.document._createdAt ?? existing.get(_id) ?? now);
+    const createdAt = timestampOr(_createdAt, previous?.document._createdAt ?? existing.get(_id)?.createdAt ?? now);
     const stored: StoredDocument = { _id, _type, _rev: transactionId, _createdAt: createdAt, _updatedAt: timestampOr(_updatedAt, now), ...fields };
     // A later line for the same id replaces an earlier one of this import: one write, one event.
     written.delete(_id);
@@ -175,5 +174,5 @@ async function writeBatch(tx: Repositories, context: ChangeContext, batch: Parse
   await tx.outbox.appendMany(
     firstWrites.map(({ document, replaced }) => documentEvent(context, replaced ? 'document.update' : 'document.create', document._id, document._type)),
   );
-  await tx.changes.appendMany(firstDocuments.map((document) => documentChange(context, document._id, previousRevs.get(document._id) ?? null, document._rev)));
+  await tx.changes.appendMany(firstDocuments.map((document) => documentChange(context, document._id, existing.get(document._id)?.rev ?? null, document._rev)));
 }

@@ -161,18 +161,4 @@ export class DocumentChangeRepository {
     );
     return row === undefined ? undefined : Number(row.revision);
   }
-
-  /** The current `_rev` of each of `ids` that exists; call before overwriting them. */
-  async currentRevs(projectId: string, dataset: string, ids: readonly string[]): Promise<Map<string, string>> {
-    const revs = new Map<string, string>();
-    for (let start = 0; start < ids.length; start += ROWS_PER_STATEMENT) {
-      const chunk = ids.slice(start, start + ROWS_PER_STATEMENT);
-      const rows = await this.db.all<{ id: string; rev: string }>(
-        `SELECT id, rev FROM documents WHERE project_id = ? AND dataset = ? AND id IN (${chunk.map(() => '?').join(', ')})`,
-        [projectId, dataset, ...chunk],
-      );
-      for (const row of rows) revs.set(row.id, row.rev);
-    }
-    return revs;
-  }
 }

@@ -96,16 +96,16 @@ export class DocumentRepository {
     await this.index.completeDeferred();
   }
 
-  /** The ids among `ids` that exist, with their _createdAt. */
-  async existing(projectId: string, dataset: string, ids: readonly string[]): Promise<Map<string, string>> {
-    const found = new Map<string, string>();
+  /** The ids among `ids` that exist, with their _createdAt and their _rev (read before they are overwritten). */
+  async existing(projectId: string, dataset: string, ids: readonly string[]): Promise<Map<string, { createdAt: string; rev: string }>> {
+    const found = new Map<string, { createdAt: string; rev: string }>();
     for (let start = 0; start < ids.length; start += IDS_PER_QUERY) {
       const chunk = ids.slice(start, start + IDS_PER_QUERY);
-      const rows = await this.db.all<{ id: string; created_at: string }>(
-        `SELECT id, created_at FROM documents WHERE project_id = ? AND dataset = ? AND id IN (${chunk.map(() => '?').join(', ')})`,
+      const rows = await this.db.all<{ id: string; created_at: string; rev: string }>(
+        `SELECT id, created_at, rev FROM documents WHERE project_id = ? AND dataset = ? AND id IN (${chunk.map(() => '?').join(', ')})`,
         [projectId, dataset, ...chunk],
       );
-      for (const row of rows) found.set(row.id, row.created_at);
+      for (const row of rows) found.set(row.id, { createdAt: row.created_at, rev: row.rev });
     }
     return found;
   }
