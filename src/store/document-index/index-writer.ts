@@ -137,7 +137,10 @@ export class DocumentIndexWriter {
   async completeDeferred(): Promise<void> {
     const waiting = [...this.deferred.values()];
     this.deferred.clear();
-    for (const { projectId, dataset, ids } of waiting) await this.expandEntries(projectId, dataset, [...ids]);
+    for (const { projectId, dataset, ids } of waiting) {
+      // Every one of them may have been removed since.
+      if (ids.size > 0) await this.expandEntries(projectId, dataset, [...ids]);
+    }
   }
 
   /** Writes the value and reference rows of `ids` from their document_entries rows, in key order. */
