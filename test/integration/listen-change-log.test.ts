@@ -129,6 +129,9 @@ describe(`the change log behind listeners (${testEngine})`, () => {
     });
     expect(imported.body).toMatchObject({ total: 601, created: 600, replaced: 1, skipped: 0, errors: [] });
     expect((await data.doc('twice-1')).body).toMatchObject({ _id: 'twice-1', v: 2 });
+    // The index holds the later line's values only.
+    expect(ok(await data.query('*[_type == "twice" && v == 2]._id')).result).toEqual(['twice-1']);
+    expect(ok(await data.query('*[_type == "twice" && v == 1]._id')).result).toEqual([]);
     const event = await socket.next('mutation');
     expect(event).toMatchObject({ documentId: 'twice-1', transition: 'appear', result: { v: 2 } });
     // A write after the import: the next event of the subscription is its, none other of the import's.
