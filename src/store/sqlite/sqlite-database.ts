@@ -8,6 +8,7 @@ import { SerialQueue } from './serial-queue.ts';
 import { announceSqliteCommit } from './commit-signal.ts';
 import { GroupCommit } from './group-commit.ts';
 import { WalCheckpointer } from './wal-checkpointer.ts';
+import { withParameterExpressions } from './parameter-expressions.ts';
 
 type Connection = BetterSqlite3.Database;
 
@@ -19,7 +20,7 @@ function executor(conn: Connection): SqlExecutor {
     if (!statement) {
       // Statements built with a variable number of placeholders must not grow the cache forever.
       if (statements.size >= 1000) statements.clear();
-      statement = conn.prepare(sql);
+      statement = conn.prepare(withParameterExpressions(sql));
       statements.set(sql, statement);
     }
     return statement;
