@@ -1,5 +1,6 @@
 import Fastify from 'fastify';
 import BetterSqlite3 from 'better-sqlite3';
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,14 +14,21 @@ import { LOAD_CONNECTIONS as CONNECTIONS, loadTest, type LoadResult } from './li
 
 /**
  * Single-document mutation transactions through HTTP: each request creates one document with its
- * revision and its outbox event. Baseline: a bare Fastify route doing one SQLite INSERT.
+ * revision and its outbox event. Baseline: a bare Fastify route doing one SQLite INSERT. The
+ * documents get the ids the service makes (time-ordered); on SQLite also with random ids the
+ * client chooses, as Studio does, whose index entries land all over each index.
  */
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 8);
-const BODY = JSON.stringify({ mutations: [{ create: { _type: 'benchPost', title: 'A benchmark post', body: 'x'.repeat(400), n: 1 } }] });
+const POST = { _type: 'benchPost', title: 'A benchmark post', body: 'x'.repeat(400), n: 1 };
+const BODY = JSON.stringify({ mutations: [{ create: POST }] });
+const randomIdBody = () => JSON.stringify({ mutations: [{ create: { ...POST, _id: `drafts.${randomUUID()}` } }] });
 
-const load = (url: string, headers: Record<string, string>): Promise<LoadResult> => loadTest({ url, method: 'POST', headers, body: BODY }, DURATION_S);
+type Ids = 'service' | 'random';
 
-async function ourServer(pgUrl: string | undefined): Promise<LoadResult> {
+const load = (url: string, headers: Record<string, string>, ids: Ids): Promise<LoadResult> =>
+  loadTest({ url, method: 'POST', headers, body: ids === 'service' ? BODY : randomIdBody }, DURATION_S);
+
+async function ourServer(pgUrl: string | undefined, ids: Ids = 'service'): Promise<LoadResult> {
   const app = await startTestApp(
     { RATE_LIMIT_PER_MINUTE: '100000000', LOG_LEVEL: 'silent' },
     { db: createTestDatabase(pgUrl) },
@@ -31,7 +39,7 @@ async function ourServer(pgUrl: string | undefined): Promise<LoadResult> {
       token,
       body: { name: 'Bench', slug: 'bench' },
     });
-    const result = await load(`${app.url}/api/v1/data/mutate/production`, { authorization: `Bearer ${token}`, 'x-project': 'bench' });
+    const result = await load(`${app.url}/api/v1/data/mutate/production`, { authorization: `Bearer ${token}`, 'x-project': 'bench' }, ids);
     // Every accepted transaction wrote its event (a few more may have committed as the clock ran out).
     const events = (await app.services.store.outbox.after(LOG_START, 10_000_000)).filter((event) => event.projectId === project.body.id).length;
     if (events < result.ok || events > result.ok + CONNECTIONS) throw new Error(`wrote ${events} events for ${result.ok} accepted transactions`);
@@ -52,7 +60,7 @@ async function bareBaseline(): Promise<LoadResult> {
   app.post('/insert', async (request) => ({ id: Number(insert.run(JSON.stringify(request.body)).lastInsertRowid) }));
   await app.listen({ port: 0, host: '127.0.0.1' });
   try {
-    return await load(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}/insert`, {});
+    return await load(`http://127.0.0.1:${(app.server.address() as AddressInfo).port}/insert`, {}, 'service');
   } finally {
     await app.close();
     db.close();
@@ -64,6 +72,7 @@ export async function runWriteBenchmark(): Promise<void> {
   console.log(`\nWrites: ${CONNECTIONS} connections for ${DURATION_S} s each (loopback, client in the same process)`);
   const baseline = await bareBaseline();
   const sqlite = await ourServer(undefined);
+  const sqliteRandomIds = await ourServer(undefined, 'random');
   const pgUrl = await benchPostgresUrl();
   const postgres = pgUrl ? await ourServer(pgUrl) : undefined;
   const row = (name: string, r: LoadResult) => [name, Math.round(r.rps), r.p50, r.p99, r.errors, ratio(r.rps, baseline.rps)];
@@ -73,6 +82,7 @@ export async function runWriteBenchmark(): Promise<void> {
     [
       row('bare Fastify + 1 SQLite INSERT (baseline)', baseline),
       row('content service, SQLite', sqlite),
+      row('content service, SQLite, random ids from the client', sqliteRandomIds),
       ...(postgres ? [row('content service, PostgreSQL', postgres)] : []),
     ],
   );

@@ -10,16 +10,21 @@ export interface LoadResult {
 
 export const LOAD_CONNECTIONS = 16;
 
-/** Requests per second and latency of one request repeated by 16 connections for `seconds`. */
+/**
+ * Requests per second and latency of one request repeated by 16 connections for `seconds`. A body
+ * given as a function is made anew for each request.
+ */
 export async function loadTest(
-  request: { url: string; method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string },
+  request: { url: string; method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string | (() => string) },
   seconds: number,
 ): Promise<LoadResult> {
+  const { body } = request;
   const result = await autocannon({
     url: request.url,
     method: request.method ?? 'GET',
-    headers: { ...(request.body ? { 'content-type': 'application/json' } : {}), ...request.headers },
-    ...(request.body ? { body: request.body } : {}),
+    headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...request.headers },
+    ...(typeof body === 'string' ? { body } : {}),
+    ...(typeof body === 'function' ? { requests: [{ setupRequest: (each: object) => ({ ...each, body: body() }) }] } : {}),
     connections: LOAD_CONNECTIONS,
     duration: seconds,
   });

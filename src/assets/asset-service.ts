@@ -13,6 +13,7 @@ import type { BlobStore } from './blob-store.ts';
 import type { ImageTransformer } from './image-transformer.ts';
 import { inspectFile } from './inspect-file.ts';
 import { normalizeTransform, type Transform, type TransformQuery } from './transform.ts';
+import { newId } from '../new-id.ts';
 
 export const ASSET_URL_PREFIX = '/api/v1/assets/';
 export const ASSET_LIST_DEFAULT_LIMIT = 50;
@@ -228,7 +229,7 @@ export class AssetService {
       event,
       documentId: asset.id,
       documentType: asset.type,
-      transactionId: randomUUID(),
+      transactionId: newId(),
       payload: { event, dataset: asset.dataset, assetId: asset.id, assetType: asset.type, timestamp },
       createdAt: timestamp,
     });

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { OutboxEventRecord, Repositories, StoredDocument } from '../store/index.ts';
 import type { DocumentChangeRecord } from '../store/repos/document-changes.ts';
 import type { NewRevision } from '../store/repos/revisions.ts';
@@ -6,6 +5,7 @@ import { baseIdOf, isDraftId } from './document-ids.ts';
 import { unstorable } from './document-rules.ts';
 import { badRequest } from '../errors.ts';
 import type { DocumentEvent } from '../webhooks/events.ts';
+import { newId } from '../new-id.ts';
 
 export type { DocumentEvent } from '../webhooks/events.ts';
 
@@ -69,7 +69,7 @@ export function documentChange(
 /** The revision of a written document (its content is the document's, see RevisionRepository). */
 export function revisionOf(context: ChangeContext, document: StoredDocument, revision: number): NewRevision {
   return {
-    id: randomUUID(),
+    id: newId(),
     projectId: context.projectId,
     dataset: context.dataset,
     documentId: baseIdOf(document._id),

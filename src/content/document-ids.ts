@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { newId } from '../new-id.ts';
 
 /** Document ids are stored exactly as given; `drafts.x` is the draft of `x`. */
 export const DOCUMENT_ID_PATTERN = '^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$';
@@ -25,7 +25,7 @@ export function draftIdOf(id: string): string {
 
 /** `create` without `_id` makes a new draft. */
 export function newDraftId(): string {
-  return `${DRAFT_PREFIX}${randomUUID()}`;
+  return `${DRAFT_PREFIX}${newId()}`;
 }
 
 /** The published id a draft or a release version belongs to (`versions.<release>.<id>` -> `<id>`). */

@@ -1,7 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import type { Repositories, Store } from '../store/index.ts';
 import { ChangeSet } from './change-set.ts';
 import { badRequest, conflict } from '../errors.ts';
+import { newId } from '../new-id.ts';
 
 export interface TransactionScope {
   projectId: string;
@@ -54,7 +54,7 @@ export async function withChangeSet<T>(
     projectId: scope.projectId,
     dataset: scope.dataset,
     actorId: scope.actorId,
-    transactionId: scope.transactionId ?? randomUUID(),
+    transactionId: scope.transactionId ?? newId(),
     now: (scope.now ?? new Date()).toISOString(),
   });
   const result = await work(changes);
@@ -72,7 +72,7 @@ export async function runContentTransaction<T>(
   scope: TransactionScope,
   work: (changes: ChangeSet) => Promise<T>,
 ): Promise<{ transactionId: string; value: T }> {
-  const transactionId = scope.transactionId ?? randomUUID();
+  const transactionId = scope.transactionId ?? newId();
   try {
     const value = await store.transaction(async (tx) => {
       const result = await withChangeSet(tx, { ...scope, transactionId }, work);

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { JsonObject, ProjectRecord, Repositories, Store, StoredDocument } from '../store/index.ts';
 import type { Principal } from '../access/principal.ts';
 import { requireProjectRole } from '../access/access-control.ts';
@@ -8,6 +7,7 @@ import { baseIdOf, isValidDocumentId, DOCUMENT_ID_PATTERN } from '../content/doc
 import { unstorable } from '../content/document-rules.ts';
 import { parseRequestJson } from '../json/request-json.ts';
 import type { NumberedLine } from './ndjson-lines.ts';
+import { newId } from '../new-id.ts';
 
 export interface ImportResult {
   total: number;
@@ -64,7 +64,7 @@ export class ImportService {
     const context: ChangeContext = {
       projectId: project.id,
       dataset,
-      transactionId: randomUUID(),
+      transactionId: newId(),
       actorId: actorIdOf(actor),
       now: this.now().toISOString(),
     };
@@ -121,7 +121,7 @@ function parseLine(text: string): (JsonObject & { _id: string; _type: string }) 
   }
   if (!isObject(value)) return 'not a JSON object';
   if (typeof value._type !== 'string' || value._type.length === 0) return '_type is required (a non-empty string)';
-  if (value._id === undefined) value._id = randomUUID();
+  if (value._id === undefined) value._id = newId();
   if (!isValidDocumentId(value._id)) return `_id must match ${DOCUMENT_ID_PATTERN}`;
   const problem = unstorable(value);
   if (problem) return `the document ${problem}`;

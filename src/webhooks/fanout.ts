@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import type { Repositories, Store, StoredOutboxEvent, WebhookRecord } from '../store/index.ts';
+import { newId } from '../new-id.ts';
 
 export const FANOUT_CURSOR = 'webhooks';
 export const FANOUT_BATCH = 500;
@@ -25,7 +25,7 @@ export async function fanOutBatch(tx: Repositories, now: string): Promise<number
     for (const webhook of await candidates) {
       if (!subscribed(webhook, event)) continue;
       await tx.deliveries.enqueue({
-        id: randomUUID(),
+        id: newId(),
         webhookId: webhook.id,
         outboxSeq: event.position.seq,
         event: event.event,

@@ -29,6 +29,21 @@ describe(`mutations (${testEngine})`, () => {
       expect(doc._createdAt).toBe(doc._updatedAt);
     });
 
+    it('names documents, transactions and revisions with ids that sort in the order they were made', async () => {
+      // Time-ordered ids keep the index entries of consecutive writes on the same pages.
+      const made: { id: string; transactionId: string }[] = [];
+      for (let i = 0; i < 12; i++) {
+        const body = ok(await data.mutate([{ create: { _type: 'post', n: i } }]));
+        made.push({ id: body.results[0]!.id.slice('drafts.'.length), transactionId: body.transactionId });
+      }
+      const ordered = (ids: string[]) => expect([...ids].sort()).toEqual(ids);
+      ordered(made.map((each) => each.id));
+      ordered(made.map((each) => each.transactionId));
+      const revisionIds = [];
+      for (const { id } of made) revisionIds.push(ok(await data.history(`drafts.${id}`)).revisions[0]!.id);
+      ordered(revisionIds);
+    });
+
     it('creates with a given _id, and refuses an existing one with 409', async () => {
       expect(ok(await data.mutate([{ create: { _id: 'post-a', _type: 'post' } }])).results).toEqual([{ id: 'post-a', operation: 'create' }]);
       expectErrorBody(await data.mutate([{ create: { _id: 'post-a', _type: 'post' } }]), 409);
