@@ -29,6 +29,13 @@ export interface SqlExecutor {
   /** Runs a statement and resolves to the number of rows it changed. */
   run(sql: Statement, params?: readonly unknown[]): Promise<number>;
   /**
+   * Runs a write whose count of changed rows the caller does not need. An INSERT inside a
+   * PostgreSQL transaction may be sent later, joined with the writes after it into one statement
+   * (postgres/write-queue.ts), but always before a statement that reads its table and before the
+   * transaction ends; if it fails, that statement fails, and so the transaction.
+   */
+  write(sql: Statement, params?: readonly unknown[]): Promise<void>;
+  /**
    * Inside a transaction: waits for, then holds until commit, a lock on each key, so transactions
    * touching the same keys run one after the other. A no-op where writes are already serialized
    * (SQLite). Keys are locked in sorted order, so two transactions cannot deadlock on them.
@@ -63,6 +70,10 @@ export function countingStatements(db: SqlExecutor, counter: StatementCounter): 
     run: (sql, params) => {
       counter.statements++;
       return db.run(sql, params);
+    },
+    write: (sql, params) => {
+      counter.statements++;
+      return db.write(sql, params);
     },
   };
 }

@@ -45,6 +45,8 @@ describe(`the change log behind listeners (${testEngine})`, () => {
     const inserted = new Promise<void>((resolve) => (written = resolve));
     const slow = store.transaction(async (tx) => {
       await tx.changes.appendMany([change('slow')]);
+      // A read of the log sends the row (PostgreSQL holds a transaction's INSERTs until then).
+      await tx.changes.after(start, 10);
       written();
       await held;
     });
@@ -60,6 +62,39 @@ describe(`the change log behind listeners (${testEngine})`, () => {
     const changes = await store.changes.after(start, 10);
     expect(changes.map((entry) => entry.documentId)).toEqual(['slow', 'fast']);
     expect(await store.changes.after(changes[1]!.position, 10)).toEqual([]);
+  });
+
+  it('orders a change still held by its open transaction after what commits meanwhile, and skips neither', async () => {
+    const { store } = app.services;
+    const start = await store.changes.head();
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let appended!: () => void;
+    const called = new Promise<void>((resolve) => (appended = resolve));
+    const slow = store.transaction(async (tx) => {
+      await tx.changes.appendMany([change('held')]);
+      appended();
+      await held;
+    });
+    await called;
+    const fast = store.transaction((tx) => tx.changes.appendMany([change('meanwhile')]));
+    if (store.dialect === 'postgres') {
+      // The open transaction has written nothing yet, so the feed may read past it: its row,
+      // written at its commit, gets a later transaction id than the one committed meanwhile.
+      await fast;
+      const first = await store.changes.after(start, 10);
+      expect(first.map((entry) => entry.documentId)).toEqual(['meanwhile']);
+      release();
+      await slow;
+      const rest = await store.changes.after(first[0]!.position, 10);
+      expect(rest.map((entry) => entry.documentId)).toEqual(['held']);
+    } else {
+      // One writer: the second transaction waits for the first.
+      release();
+      await slow;
+      await fast;
+      expect((await store.changes.after(start, 10)).map((entry) => entry.documentId)).toEqual(['held', 'meanwhile']);
+    }
   });
 
   it('sends a subscription no change committed before its welcome, even one the feed reads late', async () => {

@@ -191,7 +191,7 @@ export class DocumentIndexWriter {
   /** Multi-row INSERTs; `columns` are the placeholders of a row. */
   private async insertRows(head: string, columns: readonly string[], rows: readonly unknown[][], tail = ''): Promise<void> {
     const tuple = `(${columns.join(', ')})`;
-    await this.inChunks(rows, (size, chunk) => this.db.run(`${head} ${new Array<string>(size).fill(tuple).join(', ')}${tail}`, chunk.flat()));
+    await this.inChunks(rows, (size, chunk) => this.db.write(`${head} ${new Array<string>(size).fill(tuple).join(', ')}${tail}`, chunk.flat()));
   }
 
   /**

@@ -30,13 +30,44 @@ export function positionalStatement(sql: Statement, params: readonly unknown[] =
   }
   let known = portable.get(sql);
   if (known === undefined) {
-    let n = 0;
-    known = { text: sql.replace(/\?/g, () => `$${++n}`), placeholders: n };
+    const text = numbered(sql, 0);
+    known = { text, placeholders: text === sql ? 0 : countMarks(sql) };
     portable.set(sql, known);
   }
   if (known.placeholders !== params.length) throw new Error(`BUG: a statement with ${known.placeholders} placeholders and ${params.length} parameters`);
   const text = known.text;
   return { text, params, get name() { return nameOf(text); } };
+}
+
+/**
+ * Statements joined into one (postgres/write-queue.ts): each is numbered after the parameters of
+ * those before it, and `join` writes the whole from their texts.
+ */
+export function joinedStatement(parts: readonly { sql: Statement; params: readonly unknown[] }[], join: (texts: string[]) => string): PositionalStatement {
+  const texts: string[] = [];
+  const params: unknown[] = [];
+  for (const part of parts) {
+    if (part.sql instanceof Sql) {
+      const offset = params.length;
+      const compiled = compileSql(part.sql, (i) => postgresDialect.placeholder(offset + i));
+      texts.push(compiled.text);
+      params.push(...compiled.params);
+    } else {
+      if (countMarks(part.sql) !== part.params.length) throw new Error(`BUG: a statement with ${countMarks(part.sql)} placeholders and ${part.params.length} parameters`);
+      texts.push(numbered(part.sql, params.length));
+      params.push(...part.params);
+    }
+  }
+  const text = join(texts);
+  return { text, params, get name() { return nameOf(text); } };
+}
+
+const countMarks = (sql: string) => sql.split('?').length - 1;
+
+/** Portable text with its marks numbered from `$${offset + 1}`. */
+function numbered(sql: string, offset: number): string {
+  let n = offset;
+  return sql.replace(/\?/g, () => `$${++n}`);
 }
 
 /** Portable text in PostgreSQL's form (for tests that run the store's statements themselves). */

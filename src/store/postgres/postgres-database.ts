@@ -1,6 +1,7 @@
 import pg from 'pg';
 import type { Database, SqlExecutor, Statement, StatementOptions } from '../sql.ts';
-import { positionalStatement } from './placeholders.ts';
+import { positionalStatement, type PositionalStatement } from './placeholders.ts';
+import { WriteQueue } from './write-queue.ts';
 import { postgresPlannerStatistics } from './postgres-statistics.ts';
 import { AppError } from '../../errors.ts';
 
@@ -36,7 +37,11 @@ const preparedOn = new WeakMap<pg.ClientBase, Set<string>>();
  * unnamed; the pool closes idle connections, and their statements with them.
  */
 function run(client: pg.ClientBase, sql: Statement, values: readonly unknown[], options?: StatementOptions): Promise<pg.QueryResult> {
-  return send(client, sql, values, options).catch((error: unknown) => {
+  return runPositional(client, positionalStatement(sql, values), options);
+}
+
+function runPositional(client: pg.ClientBase, statement: PositionalStatement, options?: StatementOptions): Promise<pg.QueryResult> {
+  return send(client, statement, options).catch((error: unknown) => {
     throw error instanceof pg.DatabaseError && NUL_REFUSED.has(error.code ?? '') ? nulInText(error) : error;
   });
 }
@@ -50,8 +55,7 @@ function run(client: pg.ClientBase, sql: Statement, values: readonly unknown[], 
 const NUL_REFUSED = new Set(['22021', '22P05']);
 const nulInText = (cause: pg.DatabaseError) => new AppError('BAD_REQUEST', 'Text may not contain the character U+0000', {}, cause);
 
-function send(client: pg.ClientBase, sql: Statement, values: readonly unknown[], options?: StatementOptions): Promise<pg.QueryResult> {
-  const statement = positionalStatement(sql, values);
+function send(client: pg.ClientBase, statement: PositionalStatement, options?: StatementOptions): Promise<pg.QueryResult> {
   const { text } = statement;
   const params = [...statement.params];
   // Without parameters (DDL, a migration's several statements) the simple protocol, which runs them all.
@@ -75,7 +79,8 @@ function executor(lend: Lend): SqlExecutor {
     get: async <T>(sql: Statement, params: readonly unknown[] = [], options?: StatementOptions) =>
       (await lend((client) => run(client, sql, params, options), options)).rows[0] as T | undefined,
     // Writes are few texts run again and again: each is parsed and planned once per connection.
-    run: async (sql: Statement, params: readonly unknown[] = []) => (await lend((client) => run(client, sql, params, { planOnce: true }))).rowCount ?? 0,
+    run: async (sql: Statement, params: readonly unknown[] = []) => (await lend((client) => run(client, sql, params, WRITE))).rowCount ?? 0,
+    write: async (sql: Statement, params: readonly unknown[] = []) => void (await lend((client) => run(client, sql, params, WRITE))),
     lock: async (keys: readonly string[]) => {
       for (const key of [...new Set(keys)].sort()) {
         await lend((client) => run(client, 'SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [key]));
@@ -84,6 +89,45 @@ function executor(lend: Lend): SqlExecutor {
     claimClause: ' FOR UPDATE SKIP LOCKED',
     lockClause: ' FOR UPDATE',
   };
+}
+
+const WRITE: StatementOptions = { planOnce: true };
+
+/**
+ * The statements of one transaction on its connection: INSERTs through `write` wait in a
+ * WriteQueue and go out together, before any statement that could see them and before the
+ * transaction ends. `failed` tells whether a statement failed (the transaction is then aborted).
+ */
+function transactionExecutor(client: pg.ClientBase): { tx: SqlExecutor; queue: WriteQueue; failed: () => boolean } {
+  let failed = false;
+  const lend: Lend = (use) =>
+    use(client).catch((error: unknown) => {
+      failed = true;
+      throw error;
+    });
+  const direct = executor(lend);
+  const queue = new WriteQueue((statement) => lend((connection) => runPositional(connection, statement, WRITE)));
+  const tx: SqlExecutor = {
+    ...direct,
+    all: async <T>(sql: Statement, params?: readonly unknown[], options?: StatementOptions) => {
+      await queue.beforeStatement(sql);
+      return direct.all<T>(sql, params, options);
+    },
+    get: async <T>(sql: Statement, params?: readonly unknown[], options?: StatementOptions) => {
+      await queue.beforeStatement(sql);
+      return direct.get<T>(sql, params, options);
+    },
+    run: async (sql: Statement, params?: readonly unknown[]) => {
+      await queue.beforeStatement(sql);
+      return direct.run(sql, params);
+    },
+    write: async (sql: Statement, params: readonly unknown[] = []) => {
+      if (await queue.hold(sql, params)) return;
+      await queue.beforeStatement(sql);
+      await direct.write(sql, params);
+    },
+  };
+  return { tx, queue, failed: () => failed };
 }
 
 const MIGRATION_LOCK_KEY = 727_274_001;
@@ -155,9 +199,20 @@ export function openPostgresDatabase(url: string, options: PostgresOptions = {})
     transaction: async <T>(fn: (tx: SqlExecutor) => Promise<T>) => {
       await ensureSchema();
       const client = await pool.connect();
+      const { tx, queue, failed } = transactionExecutor(client);
       try {
         await client.query('BEGIN');
-        const result = await fn(executor((use) => use(client)));
+        let result: T;
+        try {
+          result = await fn(tx);
+        } catch (error) {
+          // Refused after writes were held (a dry run, a rule): they are sent first, so that the
+          // transaction fails where one of them would have. After a failed statement nothing runs.
+          if (failed()) queue.discard();
+          else await queue.flush();
+          throw error;
+        }
+        await queue.flush();
         await client.query('COMMIT');
         return result;
       } catch (error) {

@@ -112,7 +112,7 @@ export class DocumentChangeRepository {
     for (let start = 0; start < changes.length; start += ROWS_PER_STATEMENT) {
       const chunk = changes.slice(start, start + ROWS_PER_STATEMENT);
       const insert = `INSERT INTO document_changes (${COLUMNS}) VALUES ${chunk.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`;
-      await this.db.run(
+      await this.db.write(
         start + ROWS_PER_STATEMENT >= changes.length ? this.sql.insertAndSignal(insert) : insert,
         chunk.flatMap((change) => [
           change.projectId,

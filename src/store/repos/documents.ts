@@ -69,7 +69,7 @@ export class DocumentRepository {
     const row = `(?, ?, ?, ?, ?, ?, ?, ${binaryJsonParam(this.db.dialect)})`;
     for (let start = 0; start < documents.length; start += ROWS_PER_INSERT) {
       const chunk = documents.slice(start, start + ROWS_PER_INSERT);
-      await this.db.run(
+      await this.db.write(
         `INSERT INTO documents (project_id, dataset, id, type, rev, created_at, updated_at, content)
          VALUES ${chunk.map(() => row).join(', ')}
          ON CONFLICT (project_id, dataset, id) DO UPDATE SET

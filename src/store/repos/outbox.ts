@@ -38,7 +38,7 @@ export class OutboxRepository {
   async appendMany(events: readonly OutboxEventRecord[]): Promise<void> {
     for (let start = 0; start < events.length; start += ROWS_PER_STATEMENT) {
       const chunk = events.slice(start, start + ROWS_PER_STATEMENT);
-      await this.db.run(
+      await this.db.write(
         `INSERT INTO outbox (project_id, dataset, event, document_id, document_type, transaction_id, payload, created_at)
          VALUES ${chunk.map(() => '(?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
         chunk.flatMap((event) => [

@@ -111,7 +111,7 @@ export class RevisionRepository {
   async insertMany(revisions: readonly NewRevision[]): Promise<void> {
     for (let start = 0; start < revisions.length; start += ROWS_PER_STATEMENT) {
       const chunk = revisions.slice(start, start + ROWS_PER_STATEMENT);
-      await this.db.run(
+      await this.db.write(
         `INSERT INTO revisions (${COLUMNS}) VALUES ${chunk.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
         chunk.flatMap((revision) => [
           revision.id,

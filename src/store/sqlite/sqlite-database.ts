@@ -44,6 +44,10 @@ function executor(conn: Connection): SqlExecutor {
       const call = bound(sql, params);
       return call.statement.run(...call.params).changes;
     },
+    write: async (sql: Statement, params: readonly unknown[] = []) => {
+      const call = bound(sql, params);
+      call.statement.run(...call.params);
+    },
     // One writer at a time already: nothing else can hold or wait for a lock.
     lock: async () => undefined,
     claimClause: '',
@@ -122,6 +126,7 @@ function openReadOnly(file: string): Database {
   return {
     ...read,
     run: refuse,
+    write: refuse,
     transaction: refuse,
     migrationLockSql: undefined,
     close: async () => {
@@ -155,18 +160,20 @@ export function openSqliteDatabase(file: string, options: SqliteOptions = {}): D
     },
   });
 
+  const run = async (sql: Statement, params?: readonly unknown[]) => {
+    const changes = await writes.run(async () => {
+      await checkpointer?.beforeWrite();
+      return write.run(sql, params);
+    });
+    checkpointer?.committed();
+    return changes;
+  };
   return {
     dialect: 'sqlite',
     all: read.all,
     get: read.get,
-    run: async (sql, params) => {
-      const changes = await writes.run(async () => {
-        await checkpointer?.beforeWrite();
-        return write.run(sql, params);
-      });
-      checkpointer?.committed();
-      return changes;
-    },
+    run,
+    write: async (sql, params) => void (await run(sql, params)),
     lock: read.lock,
     claimClause: read.claimClause,
     lockClause: read.lockClause,
