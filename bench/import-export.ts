@@ -87,7 +87,7 @@ function importRows(documents: readonly (JsonObject & { _id: string; _type: stri
     // Numbered per base id: a draft and its published form share one history.
     const revision = (latest.get(baseIdOf(_id)) ?? 0) + 1;
     latest.set(baseIdOf(_id), revision);
-    const r = revisionOf(context, document, revision);
+    const r = { ...revisionOf(context, document), revision };
     rows.revisions.push([r.id, ...at, r.documentId, r.revision, r.isDraft ? 1 : 0, r.transactionId, r.changedBy, r.createdAt]);
     const event = documentEvent(context, 'document.create', _id, _type);
     rows.outbox.push([...at, event.event, event.documentId, event.documentType, event.transactionId, JSON.stringify(event.payload), event.createdAt]);

@@ -1,6 +1,6 @@
 import type { OutboxEventRecord, Repositories, StoredDocument } from '../store/index.ts';
 import type { DocumentChangeRecord } from '../store/repos/document-changes.ts';
-import type { NewRevision } from '../store/repos/revisions.ts';
+import type { UnnumberedRevision } from '../store/repos/revisions.ts';
 import { baseIdOf, isDraftId } from './document-ids.ts';
 import { unstorable } from './document-rules.ts';
 import { badRequest } from '../errors.ts';
@@ -66,14 +66,13 @@ export function documentChange(
   };
 }
 
-/** The revision of a written document (its content is the document's, see RevisionRepository). */
-export function revisionOf(context: ChangeContext, document: StoredDocument, revision: number): NewRevision {
+/** The revision of a written document but its number (its content is the document's, see RevisionRepository). */
+export function revisionOf(context: ChangeContext, document: StoredDocument): UnnumberedRevision {
   return {
     id: newId(),
     projectId: context.projectId,
     dataset: context.dataset,
     documentId: baseIdOf(document._id),
-    revision,
     isDraft: isDraftId(document._id),
     transactionId: context.transactionId,
     changedBy: context.actorId,
@@ -167,7 +166,6 @@ export class ChangeSet {
 
   async commit(): Promise<void> {
     const { tx, context } = this;
-    const nextRevision = new Map<string, number>();
     // Every document written or deleted, silenced ones included: listeners on drafts see a publish.
     const logged: DocumentChangeRecord[] = [];
     // Revisions that point at the current content of documents about to change get a copy first.
@@ -180,10 +178,7 @@ export class ChangeSet {
       logged.push(documentChange(context, id, before?._rev ?? null, after?._rev ?? null, this.mutations.get(id) ?? null));
       if (after) {
         await tx.documents.put(context.projectId, context.dataset, after);
-        const baseId = baseIdOf(id);
-        const revision = nextRevision.get(baseId) ?? (await tx.revisions.nextNumber(context.projectId, context.dataset, baseId));
-        nextRevision.set(baseId, revision + 1);
-        await tx.revisions.insert(revisionOf(context, after, revision));
+        await tx.revisions.insertNext(revisionOf(context, after));
       } else {
         await tx.documents.delete(context.projectId, context.dataset, id);
         // A schedule belongs to a draft: it must not publish a later draft of the same id.

@@ -168,7 +168,7 @@ async function writeBatch(tx: Repositories, context: ChangeContext, batch: Parse
       const baseId = baseIdOf(document._id);
       const revision = (latest.get(baseId) ?? 0) + 1;
       latest.set(baseId, revision);
-      return revisionOf(context, document, revision);
+      return { ...revisionOf(context, document), revision };
     }),
   );
   await tx.outbox.appendMany(

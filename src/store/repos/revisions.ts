@@ -44,6 +44,7 @@ function toRecord(row: RevisionRow): RevisionRecord {
 }
 
 export type NewRevision = Omit<RevisionRecord, 'content'>;
+export type UnnumberedRevision = Omit<NewRevision, 'revision'>;
 
 /** Identifies the revision a transaction wrote to one form (draft or published) of a base id. */
 export function revisionKey(baseId: string, isDraft: boolean, transactionId: string): string {
@@ -60,13 +61,32 @@ export class RevisionRepository {
     this.db = db;
   }
 
-  /** The next revision number of a base id; call with the document locked. */
-  async nextNumber(projectId: string, dataset: string, documentId: string): Promise<number> {
-    const row = await this.db.get<{ n: number | null }>(
-      'SELECT MAX(revision) AS n FROM revisions WHERE project_id = ? AND dataset = ? AND document_id = ?',
-      [projectId, dataset, documentId],
+  /**
+   * Inserts a base id's next revision, numbered after its latest by the statement itself (no
+   * round trip to read the number first); call with the document locked. Like `insertMany`, its
+   * content stays NULL while the document holds it.
+   */
+  async insertNext(revision: UnnumberedRevision): Promise<void> {
+    const { projectId, dataset, documentId } = revision;
+    await this.db.write(
+      `INSERT INTO revisions (${COLUMNS}) VALUES (?, ?, ?, ?,
+         (SELECT COALESCE(MAX(revision), 0) + 1 FROM revisions WHERE project_id = ? AND dataset = ? AND document_id = ?),
+         ?, ?, ?, ?, ?)`,
+      [
+        revision.id,
+        projectId,
+        dataset,
+        documentId,
+        projectId,
+        dataset,
+        documentId,
+        revision.isDraft ? 1 : 0,
+        revision.transactionId,
+        null,
+        revision.changedBy,
+        revision.createdAt,
+      ],
     );
-    return Number(row?.n ?? 0) + 1;
   }
 
   /**
@@ -98,10 +118,6 @@ export class RevisionRepository {
       for (const row of rows) latest.set(row.document_id, Number(row.n));
     }
     return latest;
-  }
-
-  async insert(revision: NewRevision): Promise<void> {
-    await this.insertMany([revision]);
   }
 
   /**
