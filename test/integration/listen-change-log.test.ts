@@ -5,6 +5,7 @@ import { dataClient, ok } from '../helpers/content.ts';
 import { testEngine } from '../helpers/engine.ts';
 import { listenUrl, openListenSocket, type ListenSocket } from '../helpers/listen.ts';
 import type { DocumentChangeRecord } from '../../src/store/repos/document-changes.ts';
+import { LOG_START } from '../../src/store/commit-order.ts';
 
 describe(`the change log behind listeners (${testEngine})`, () => {
   let app: TestApp;
@@ -36,28 +37,38 @@ describe(`the change log behind listeners (${testEngine})`, () => {
     createdAt,
   });
 
+  /**
+   * A transaction that appends a change for `documentId` and stays open until `release()`;
+   * `appended` resolves once it has. `sent`: its row is written at once (a read of the log sends
+   * it), rather than held until commit as PostgreSQL holds a transaction's INSERTs.
+   */
+  function openTransaction(documentId: string, { sent }: { sent: boolean }) {
+    const { store } = app.services;
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let appended!: () => void;
+    const called = new Promise<void>((resolve) => (appended = resolve));
+    const done = store.transaction(async (tx) => {
+      await tx.changes.appendMany([change(documentId)]);
+      if (sent) await tx.changes.after(LOG_START, 1);
+      appended();
+      await held;
+    });
+    return { appended: called, release, done };
+  }
+
   it('never reads past a transaction still in progress, so no change is skipped', async () => {
     const { store } = app.services;
     const start = await store.changes.head();
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    let written!: () => void;
-    const inserted = new Promise<void>((resolve) => (written = resolve));
-    const slow = store.transaction(async (tx) => {
-      await tx.changes.appendMany([change('slow')]);
-      // A read of the log sends the row (PostgreSQL holds a transaction's INSERTs until then).
-      await tx.changes.after(start, 10);
-      written();
-      await held;
-    });
-    await inserted;
+    const slow = openTransaction('slow', { sent: true });
+    await slow.appended;
     const fast = store.transaction((tx) => tx.changes.appendMany([change('fast')]));
     // PostgreSQL commits the later transaction while the first is open (its serial number is
     // higher); SQLite, with one writer, queues it behind the first.
     if (store.dialect === 'postgres') await fast;
     expect(await store.changes.after(start, 10)).toEqual([]);
-    release();
-    await slow;
+    slow.release();
+    await slow.done;
     await fast;
     const changes = await store.changes.after(start, 10);
     expect(changes.map((entry) => entry.documentId)).toEqual(['slow', 'fast']);
@@ -67,16 +78,8 @@ describe(`the change log behind listeners (${testEngine})`, () => {
   it('orders a change still held by its open transaction after what commits meanwhile, and skips neither', async () => {
     const { store } = app.services;
     const start = await store.changes.head();
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => (release = resolve));
-    let appended!: () => void;
-    const called = new Promise<void>((resolve) => (appended = resolve));
-    const slow = store.transaction(async (tx) => {
-      await tx.changes.appendMany([change('held')]);
-      appended();
-      await held;
-    });
-    await called;
+    const slow = openTransaction('held', { sent: false });
+    await slow.appended;
     const fast = store.transaction((tx) => tx.changes.appendMany([change('meanwhile')]));
     if (store.dialect === 'postgres') {
       // The open transaction has written nothing yet, so the feed may read past it: its row,
@@ -84,14 +87,14 @@ describe(`the change log behind listeners (${testEngine})`, () => {
       await fast;
       const first = await store.changes.after(start, 10);
       expect(first.map((entry) => entry.documentId)).toEqual(['meanwhile']);
-      release();
-      await slow;
+      slow.release();
+      await slow.done;
       const rest = await store.changes.after(first[0]!.position, 10);
       expect(rest.map((entry) => entry.documentId)).toEqual(['held']);
     } else {
       // One writer: the second transaction waits for the first.
-      release();
-      await slow;
+      slow.release();
+      await slow.done;
       await fast;
       expect((await store.changes.after(start, 10)).map((entry) => entry.documentId)).toEqual(['held', 'meanwhile']);
     }
@@ -101,25 +104,14 @@ describe(`the change log behind listeners (${testEngine})`, () => {
     const { store } = app.services;
     // On PostgreSQL a transaction still open holds the feed back: what commits after it began is
     // read once it ends, by which time a later subscription exists. SQLite's feed cannot lag so.
-    let release = () => {};
-    let holder: Promise<void> = Promise.resolve();
-    if (store.dialect === 'postgres') {
-      const held = new Promise<void>((resolve) => (release = resolve));
-      let begun!: () => void;
-      const started = new Promise<void>((resolve) => (begun = resolve));
-      holder = store.transaction(async (tx) => {
-        await tx.changes.appendMany([change('holder')]);
-        begun();
-        await held;
-      });
-      await started;
-    }
+    const holder = store.dialect === 'postgres' ? openTransaction('holder', { sent: true }) : undefined;
+    await holder?.appended;
     ok(await data.mutate([{ create: { _id: 'early-1', _type: 'horizon' } }]));
     const late = await openListenSocket(listenUrl(app, 'production', `?project=${project.slug}`), { authorization: `Bearer ${admin}` });
     try {
       await late.subscribe({ query: '*[_type == "horizon"]' });
-      release();
-      await holder;
+      holder?.release();
+      await holder?.done;
       ok(await data.mutate([{ create: { _id: 'late-1', _type: 'horizon' } }]));
       expect((await late.next('mutation')).documentId).toBe('late-1');
     } finally {
