@@ -57,12 +57,19 @@ describe(`the change log behind listeners (${testEngine})`, () => {
     return { appended: called, release, done };
   }
 
-  it('never reads past a transaction still in progress, so no change is skipped', async () => {
+  /** The log's head; then a transaction left open (see openTransaction); then one that appends `meanwhile` and commits. */
+  async function openThenAnother(open: string, options: { sent: boolean }, meanwhile: string) {
     const { store } = app.services;
     const start = await store.changes.head();
-    const slow = openTransaction('slow', { sent: true });
+    const slow = openTransaction(open, options);
     await slow.appended;
-    const fast = store.transaction((tx) => tx.changes.appendMany([change('fast')]));
+    const fast = store.transaction((tx) => tx.changes.appendMany([change(meanwhile)]));
+    return { start, slow, fast };
+  }
+
+  it('never reads past a transaction still in progress, so no change is skipped', async () => {
+    const { store } = app.services;
+    const { start, slow, fast } = await openThenAnother('slow', { sent: true }, 'fast');
     // PostgreSQL commits the later transaction while the first is open (its serial number is
     // higher); SQLite, with one writer, queues it behind the first.
     if (store.dialect === 'postgres') await fast;
@@ -77,10 +84,7 @@ describe(`the change log behind listeners (${testEngine})`, () => {
 
   it('orders a change still held by its open transaction after what commits meanwhile, and skips neither', async () => {
     const { store } = app.services;
-    const start = await store.changes.head();
-    const slow = openTransaction('held', { sent: false });
-    await slow.appended;
-    const fast = store.transaction((tx) => tx.changes.appendMany([change('meanwhile')]));
+    const { start, slow, fast } = await openThenAnother('held', { sent: false }, 'meanwhile');
     if (store.dialect === 'postgres') {
       // The open transaction has written nothing yet, so the feed may read past it: its row,
       // written at its commit, gets a later transaction id than the one committed meanwhile.
