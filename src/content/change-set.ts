@@ -66,7 +66,7 @@ export function documentChange(
   };
 }
 
-/** The revision of a written document but its number (its content is the document's, see RevisionRepository). */
+/** The revision of a written document, without its number (its content is the document's, see RevisionRepository). */
 export function revisionOf(context: ChangeContext, document: StoredDocument): UnnumberedRevision {
   return {
     id: newId(),

@@ -30,11 +30,10 @@ export function positionalStatement(sql: Statement, params: readonly unknown[] =
   }
   let known = portable.get(sql);
   if (known === undefined) {
-    const text = numbered(sql, 0);
-    known = { text, placeholders: text === sql ? 0 : countMarks(sql) };
+    known = { text: toPositionalParams(sql), placeholders: countMarks(sql) };
     portable.set(sql, known);
   }
-  if (known.placeholders !== params.length) throw new Error(`BUG: a statement with ${known.placeholders} placeholders and ${params.length} parameters`);
+  checkMarks(known.placeholders, params);
   const text = known.text;
   return { text, params, get name() { return nameOf(text); } };
 }
@@ -53,8 +52,8 @@ export function joinedStatement(parts: readonly { sql: Statement; params: readon
       texts.push(compiled.text);
       params.push(...compiled.params);
     } else {
-      if (countMarks(part.sql) !== part.params.length) throw new Error(`BUG: a statement with ${countMarks(part.sql)} placeholders and ${part.params.length} parameters`);
-      texts.push(numbered(part.sql, params.length));
+      checkMarks(countMarks(part.sql), part.params);
+      texts.push(toPositionalParams(part.sql, params.length));
       params.push(...part.params);
     }
   }
@@ -64,14 +63,15 @@ export function joinedStatement(parts: readonly { sql: Statement; params: readon
 
 const countMarks = (sql: string) => sql.split('?').length - 1;
 
-/** Portable text with its marks numbered from `$${offset + 1}`. */
-function numbered(sql: string, offset: number): string {
-  let n = offset;
-  return sql.replace(/\?/g, () => `$${++n}`);
+function checkMarks(marks: number, params: readonly unknown[]): void {
+  if (marks !== params.length) throw new Error(`BUG: a statement with ${marks} placeholders and ${params.length} parameters`);
 }
 
-/** Portable text in PostgreSQL's form (for tests that run the store's statements themselves). */
-export function toPositionalParams(sql: string): string {
-  let n = 0;
+/**
+ * Portable text in PostgreSQL's form, its marks numbered from `$${offset + 1}` (tests that run
+ * the store's statements themselves use it too).
+ */
+export function toPositionalParams(sql: string, offset = 0): string {
+  let n = offset;
   return sql.replace(/\?/g, () => `$${++n}`);
 }

@@ -30,6 +30,10 @@ function executor(conn: Connection): SqlExecutor {
     const compiled = compileSql(sql, sqliteDialect.placeholder);
     return { statement: prepare(compiled.text), params: compiled.params };
   };
+  const run = async (sql: Statement, params: readonly unknown[] = []) => {
+    const call = bound(sql, params);
+    return call.statement.run(...call.params).changes;
+  };
   return {
     dialect: 'sqlite',
     all: async <T>(sql: Statement, params: readonly unknown[] = []) => {
@@ -40,14 +44,8 @@ function executor(conn: Connection): SqlExecutor {
       const call = bound(sql, params);
       return call.statement.get(...call.params) as T | undefined;
     },
-    run: async (sql: Statement, params: readonly unknown[] = []) => {
-      const call = bound(sql, params);
-      return call.statement.run(...call.params).changes;
-    },
-    write: async (sql: Statement, params: readonly unknown[] = []) => {
-      const call = bound(sql, params);
-      call.statement.run(...call.params);
-    },
+    run,
+    write: async (sql: Statement, params?: readonly unknown[]) => void (await run(sql, params)),
     // One writer at a time already: nothing else can hold or wait for a lock.
     lock: async () => undefined,
     claimClause: '',
