@@ -20,6 +20,7 @@ import { createTestDatabase } from '../test/helpers/engine.ts';
 import { authorId, postId, writeDatasetNdjson } from './lib/dataset.ts';
 import { queryCases } from './lib/query-cases.ts';
 import { benchPostgresUrl, printTable } from './lib/report.ts';
+import { defaultServerLog } from './lib/server-log.ts';
 
 const DOCUMENTS = Number(process.env.BENCH_AFTER_IMPORT_DOCS ?? 100_000);
 const ENGINE = process.env.BENCH_AFTER_IMPORT_ENGINE === 'sqlite' ? 'sqlite' : 'postgres';
@@ -119,7 +120,7 @@ async function main(): Promise<void> {
     await writeDatasetNdjson(file, DOCUMENTS);
     // The import answers once it has committed, its connection quiet meanwhile: past the default
     // idle timeout (60 s) the server would close it first.
-    app = await startTestApp({ RATE_LIMIT_PER_MINUTE: '100000000', REQUEST_IDLE_TIMEOUT_MS: '3600000' }, { db: createTestDatabase(database?.url) });
+    app = await startTestApp({ RATE_LIMIT_PER_MINUTE: '100000000', REQUEST_IDLE_TIMEOUT_MS: '3600000' }, { db: createTestDatabase(database?.url), log: defaultServerLog() });
     const token = await app.login();
     const project = await app.request<{ id: string }>('POST', '/api/v1/projects', { token, body: { name: 'Bench', slug: 'bench' } });
     const started = performance.now();

@@ -22,6 +22,7 @@ import { medianMs, middle } from './lib/measure.ts';
 import { loadTest, type LoadResult } from './lib/http-load.ts';
 import { printTable, ratio } from './lib/report.ts';
 import { checkTarget } from './lib/targets.ts';
+import { defaultServerLog } from './lib/server-log.ts';
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
 const ROUNDS = 2;
@@ -60,7 +61,7 @@ async function startBare(): Promise<{ target: Target; close(): Promise<void> }> 
 const SERVER_TIME_REQUESTS = 500;
 
 async function startOurs(): Promise<{ query: Target; me: Target; serverTimes(): Promise<{ reported: number; inProcess: number }>; close(): Promise<void> }> {
-  const app = await startTestApp({ RATE_LIMIT_PER_MINUTE: '100000000', LOG_LEVEL: 'silent' }, { db: createTestDatabase(undefined) });
+  const app = await startTestApp({ RATE_LIMIT_PER_MINUTE: '100000000' }, { db: createTestDatabase(undefined), log: defaultServerLog() });
   try {
     const token = await app.login();
     const project = await app.request<{ id: string }>('POST', '/api/v1/projects', { token, body: { name: 'Bench', slug: 'bench' } });

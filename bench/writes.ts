@@ -9,6 +9,7 @@ import { startTestApp } from '../test/helpers/test-app.ts';
 import { createTestDatabase } from '../test/helpers/engine.ts';
 import { benchPostgresUrl, printTable, ratio } from './lib/report.ts';
 import { checkTarget } from './lib/targets.ts';
+import { defaultServerLog } from './lib/server-log.ts';
 import { LOG_START } from '../src/store/commit-order.ts';
 import { LOAD_CONNECTIONS as CONNECTIONS, loadTest, type LoadResult } from './lib/http-load.ts';
 
@@ -29,10 +30,7 @@ const load = (url: string, headers: Record<string, string>, ids: Ids): Promise<L
   loadTest({ url, method: 'POST', headers, body: ids === 'service' ? BODY : randomIdBody }, DURATION_S);
 
 async function ourServer(pgUrl: string | undefined, ids: Ids = 'service'): Promise<LoadResult> {
-  const app = await startTestApp(
-    { RATE_LIMIT_PER_MINUTE: '100000000', LOG_LEVEL: 'silent' },
-    { db: createTestDatabase(pgUrl) },
-  );
+  const app = await startTestApp({ RATE_LIMIT_PER_MINUTE: '100000000' }, { db: createTestDatabase(pgUrl), log: defaultServerLog() });
   try {
     const token = await app.login();
     const project = await app.request<{ slug: string; id: string }>('POST', '/api/v1/projects', {

@@ -128,6 +128,9 @@ export class ConfigError extends Error {
 
 type Env = Readonly<Record<string, string | undefined>>;
 
+/** LOG_LEVEL when unset: a line per request (README, Logs). */
+export const DEFAULT_LOG_LEVEL = 'info';
+
 const DURATION = /^(\d+)\s*(ms|s|m|h|d)?$/;
 const UNIT_SECONDS: Record<string, number> = { ms: 0.001, s: 1, m: 60, h: 3600, d: 86400 };
 
@@ -328,7 +331,7 @@ export function loadConfig(env: Env = process.env): Config {
     schedulerIntervalMs: integer(env, 'SCHEDULER_INTERVAL_MS', 1000, 10, 86_400_000),
     schemaPath: optional(env, 'SCHEMA_PATH'),
     importBodyLimitBytes: integer(env, 'IMPORT_BODY_LIMIT_MB', 10_240, 1, 1_048_576) * 1024 * 1024,
-    logLevel: env.LOG_LEVEL || 'info',
+    logLevel: env.LOG_LEVEL || DEFAULT_LOG_LEVEL,
     nodeEnv,
     blobStore,
     s3: blobStore === 's3' ? s3Config(env) : undefined,

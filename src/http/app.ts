@@ -18,6 +18,7 @@ import { actionRoutes } from '../routes/data/actions.ts';
 import { historyRoutes } from '../routes/data/history.ts';
 import { registerJsonParser } from './json-parser.ts';
 import { registerRequestTimeouts } from './request-timeouts.ts';
+import { RequestLog } from './request-log.ts';
 import { rewriteVersionedUrl } from './api-dialect.ts';
 import { assetRoutes, MAX_UPLOAD_BYTES } from '../routes/assets.ts';
 import multipart from '@fastify/multipart';
@@ -65,6 +66,7 @@ function trustedProxies(setting: string | number | false): FastifyServerOptions[
 export async function buildApp(services: Services, options: AppOptions = {}): Promise<FastifyInstance> {
   const serverOptions: FastifyServerOptions = {
     loggerInstance: services.log,
+    logController: new RequestLog(),
     // Bodies are limited per route where larger uploads are allowed; 1 MiB elsewhere.
     bodyLimit: 1024 * 1024,
     // Ids are up to 128 characters, and Sanity's clients ask for many documents in one parameter

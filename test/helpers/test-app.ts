@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll } from 'vitest';
 import type { FastifyInstance } from 'fastify';
 import { loadConfig } from '../../src/config.ts';
-import { createLogger } from '../../src/logging.ts';
+import { createLogger, type Logger } from '../../src/logging.ts';
 import { closeServices, createServices, startWorkers } from '../../src/composition.ts';
 import { buildApp } from '../../src/http/app.ts';
 import type { TlsCredentials } from '../../src/http/tls.ts';
@@ -51,6 +51,8 @@ export interface TestAppOptions {
   db?: TestDatabase;
   /** Serve HTTPS with HTTP/2 (url is then https://). */
   tls?: TlsCredentials;
+  /** Log here (by default nowhere, unless TEST_LOG_LEVEL says a level). */
+  log?: Logger;
 }
 
 export async function startTestApp(env: Record<string, string> = {}, options: TestAppOptions = {}): Promise<TestApp> {
@@ -67,7 +69,7 @@ export async function startTestApp(env: Record<string, string> = {}, options: Te
     RATE_LIMIT_AUTH_PER_MINUTE: '100000',
     ...env,
   });
-  const services = await createServices(config, { ...(db.schema ? { schema: db.schema } : {}), log: createLogger(process.env.TEST_LOG_LEVEL ?? 'silent') });
+  const services = await createServices(config, { ...(db.schema ? { schema: db.schema } : {}), log: options.log ?? createLogger(process.env.TEST_LOG_LEVEL ?? 'silent') });
   if (options.workers) startWorkers(services);
   await bootstrapAdmin(config, services.store, services.users);
   const app = await buildApp(services, options.tls ? { tls: options.tls } : {});

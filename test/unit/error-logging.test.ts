@@ -1,21 +1,9 @@
-import { Writable } from 'node:stream';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../../src/logging.ts';
 import { frameworkErrors, registerErrorHandling } from '../../src/http/error-handler.ts';
 import { badRequest, internalError } from '../../src/errors.ts';
-
-/** Every log line the app writes, parsed. */
-function memoryLog(): { lines: Record<string, unknown>[]; stream: Writable } {
-  const lines: Record<string, unknown>[] = [];
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n')) if (line) lines.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
-  return { lines, stream };
-}
+import { memoryLog } from '../helpers/memory-log.ts';
 
 describe('unexpected errors', () => {
   const log = memoryLog();
