@@ -7,7 +7,7 @@ import pg from 'pg';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { evaluate, type DocumentSource } from '../../src/groq/index.ts';
-import { StoreDocumentSource, type StoredDocument } from '../../src/store/index.ts';
+import { answerJson, StoreDocumentSource, type StoredDocument } from '../../src/store/index.ts';
 import { useTestApp, type TestApp } from '../helpers/test-app.ts';
 import { createProject, type TestProject } from '../helpers/fixtures.ts';
 import { dataClient, ok } from '../helpers/content.ts';
@@ -739,18 +739,25 @@ describe(`query planner on the store (${testEngine})`, () => {
           await tx.documents.putMany(project.id, dataset, stored);
         });
         for (const text of queries) {
-          const outcome = async (run: () => Promise<unknown>) => {
+          const outcome = async (run: () => Promise<unknown>, write: (value: unknown) => string = (value) => JSON.stringify(value ?? null)) => {
             try {
-              return { ok: true, value: canonical(JSON.parse(JSON.stringify((await run()) ?? null))) };
+              return { ok: true, value: canonical(JSON.parse(write(await run()))) };
             } catch (error) {
               return { ok: false, value: String(error) };
             }
           };
           const expected = await outcome(() => evaluate(text, { dataset: stored, params: PLANNER_PARAMS, planner: false }));
           const planned = await outcome(() => evaluate(text, { source: new StoreDocumentSource(store, project.id, dataset), params: PLANNER_PARAMS }));
-          // Small pages: streamed queries cross page boundaries and merge values across them.
-          const paged = await outcome(() =>
-            evaluate(text, { source: new StoreDocumentSource(store, project.id, dataset, { pageSizes: { documents: 2, values: 3 } }), params: PLANNER_PARAMS }),
+          // Small pages: streamed queries cross page boundaries and merge values across them. And
+          // documents that are the result as they are come as their text, written as the query
+          // route writes them: one that came so anywhere else would be written wrong.
+          const paged = await outcome(
+            () =>
+              evaluate(text, {
+                source: new StoreDocumentSource(store, project.id, dataset, { pageSizes: { documents: 2, values: 3 }, verbatim: true }),
+                params: PLANNER_PARAMS,
+              }),
+            answerJson,
           );
           expect({ text, planned, paged }).toEqual({ text, planned: expected, paged: expected });
         }

@@ -6,7 +6,7 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { useTestApp } from '../helpers/test-app.ts';
 import { testEngine, withConnection } from '../helpers/engine.ts';
-import { answerJson, readDocument } from '../../src/store/document-index/source/read-text.ts';
+import { answerJson, readDocument, StoredJson, verbatimDocument } from '../../src/store/document-index/source/read-text.ts';
 
 const NOW = '2026-01-01T00:00:00.000Z';
 
@@ -24,6 +24,16 @@ describe('the text a query read a document from', () => {
     expect(answerJson(parsed)).toBe('{"_id":"b","n":2}');
     expect(answerJson(readDocument('3'))).toBe('3');
     expect(answerJson(undefined)).toBe('null');
+  });
+
+  it('writes documents kept unparsed as their text, alone or as an array of them', () => {
+    const text = '{"_id":"a","n":1.50}';
+    expect(verbatimDocument(text)).toEqual(new StoredJson(text));
+    expect(answerJson(verbatimDocument(text))).toBe(text);
+    expect(answerJson([verbatimDocument(text), verbatimDocument('{"_id":"b"}')])).toBe(`[${text},{"_id":"b"}]`);
+    // Content the driver parsed stays as it is.
+    const parsed = { _id: 'b' };
+    expect(verbatimDocument(parsed)).toBe(parsed);
   });
 });
 
@@ -47,8 +57,8 @@ describe(`query answers of whole documents through HTTP (${testEngine})`, () => 
     });
   });
 
-  const answer = async (query: string) => {
-    const response = await fetch(`${app.url}/api/v1/data/query/production?${new URLSearchParams({ query })}`, {
+  const answer = async (query: string, options: Record<string, string> = {}) => {
+    const response = await fetch(`${app.url}/api/v1/data/query/production?${new URLSearchParams({ query, ...options })}`, {
       headers: { authorization: `Bearer ${app.admin}`, 'x-project': 'texts' },
     });
     expect(response.status).toBe(200);
@@ -68,8 +78,28 @@ describe(`query answers of whole documents through HTTP (${testEngine})`, () => 
     expect(JSON.parse(body).result.map((document: { _id: string }) => document._id)).toEqual(['post-1', 'post-2']);
   });
 
+  it('sends a window of documents (a page) as their stored texts', async () => {
+    const body = await answer('*[_type == "post"][0...2]');
+    expect(body.split(storedNumber)).toHaveLength(3);
+    expect(JSON.parse(body).result.map((document: { _id: string }) => document._id)).toEqual(['post-1', 'post-2']);
+  });
+
   it('serializes what the query made of the documents', async () => {
     const body = await answer('*[_id == "post-1"][0]{n, s}');
     expect(body).toContain('"result":{"n":1.5,"s":"é"}');
+    // A looked-up document inside a value the query builds is part of that value.
+    expect(JSON.parse(await answer('{"post": *[_id == "post-1"][0], "page": *[_type == "post"][0...2]}')).result).toMatchObject({
+      post: { _id: 'post-1', n: 1.5 },
+      page: [{ _id: 'post-1' }, { _id: 'post-2' }],
+    });
+  });
+
+  it('answers whole documents in every form a query route gives: explained, in a perspective, ordered', async () => {
+    const post = { _id: 'post-1', _type: 'post', n: 1.5, s: 'é' };
+    const explained = JSON.parse(await answer('*[_id == "post-1"][0]', { explain: 'true' }));
+    expect(explained.result).toEqual({ ...post, _rev: 'r', _createdAt: NOW, _updatedAt: NOW });
+    expect(explained.plan).toBeDefined();
+    expect(JSON.parse(await answer('*[_id == "post-1"][0]', { perspective: 'published' })).result).toMatchObject(post);
+    expect(JSON.parse(await answer('*[_type == "post"] | order(_id desc)[0...2]')).result.map((document: { _id: string }) => document._id)).toEqual(['post-2', 'post-1']);
   });
 });

@@ -64,6 +64,7 @@ describe('pages of a long scan', () => {
       batcher,
       readAhead,
       sumsNumbers: false,
+      verbatim: false,
       shapes: async () => {
         const shapes = await store.documentIndex.shapes('p', 'production');
         return { all: shapes, translator: new ConditionTranslator(shapes), byHash: new Map(shapes.map((shape) => [shape.hash, shape])), nonScalarPaths: new Set() };

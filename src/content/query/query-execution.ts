@@ -22,13 +22,22 @@ export function runQueryOn(
   store: Store,
   prepared: PreparedQuery,
   job: QueryJob,
-  options: { budget: EvaluationBudget; maxDocuments?: number; trace?: QueryTrace | undefined },
+  options: {
+    budget: EvaluationBudget;
+    maxDocuments?: number;
+    trace?: QueryTrace | undefined;
+    /** The caller writes the result with answerJson() and reads nothing of it (SourceOptions.verbatim). */
+    verbatim?: boolean;
+  },
 ): QueryRun {
   const max = options.maxDocuments;
   const exceeded = (documents: number): never => {
     throw new MoveToWorker(`it reads ${documents} or more documents at once (a main-thread query holds at most ${max})`);
   };
-  const source = new StoreDocumentSource(store, job.projectId, job.dataset, max === undefined ? {} : { limit: { documents: max, exceeded } });
+  const source = new StoreDocumentSource(store, job.projectId, job.dataset, {
+    ...(max === undefined ? {} : { limit: { documents: max, exceeded } }),
+    verbatim: options.verbatim ?? false,
+  });
   const output = execute(prepared, {
     source: withPerspective(source, job.perspective),
     params: job.params,

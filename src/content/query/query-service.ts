@@ -66,7 +66,11 @@ export class QueryService {
     this.workers = workers;
   }
 
-  async query(actor: Principal, project: ProjectRecord, dataset: string, request: QueryRequest): Promise<QueryResponse> {
+  /**
+   * `verbatim`: the caller only writes the result, with answerJson(); whole documents that are the
+   * result as they are may then come unparsed (StoredJson). Not with a localized or explained query.
+   */
+  async query(actor: Principal, project: ProjectRecord, dataset: string, request: QueryRequest, { verbatim = false } = {}): Promise<QueryResponse> {
     requireProjectRole(actor, project, 'viewer', { dataset });
     const localizer = localizerFor(project.locales, request.language);
     const localize = localizer ?? ((value: unknown) => value);
@@ -78,7 +82,7 @@ export class QueryService {
     let prepared: PreparedQuery;
     try {
       prepared = this.prepared.get(request.query, params);
-      return await this.onMainThread(prepared, request, job, budget, localize, ms);
+      return await this.onMainThread(prepared, request, job, { budget, localize, ms, verbatim: verbatim && !localizer && !request.explain });
     } catch (error) {
       if (!(error instanceof MoveToWorker)) throw queryError(error);
     }
@@ -96,12 +100,10 @@ export class QueryService {
     prepared: PreparedQuery,
     request: QueryRequest,
     job: QueryJob,
-    budget: QueryBudget,
-    localize: (value: unknown) => unknown,
-    ms: () => number,
+    { budget, localize, ms, verbatim }: { budget: QueryBudget; localize: (value: unknown) => unknown; ms: () => number; verbatim: boolean },
   ): Promise<QueryResponse> {
     const trace = request.explain ? new QueryTrace() : undefined;
-    const { source, output: running } = runQueryOn(this.store, prepared, job, { budget, maxDocuments: this.limits.mainThreadDocuments, trace });
+    const { source, output: running } = runQueryOn(this.store, prepared, job, { budget, maxDocuments: this.limits.mainThreadDocuments, trace, verbatim });
     const output = await running;
     const plan = () => (trace ? { plan: explainQuery(prepared.tree, request.query, trace, source) } : {});
     if (output.kind === 'value') return { kind: 'value', query: request.query, ms: ms(), result: localize(output.value), ...plan() };

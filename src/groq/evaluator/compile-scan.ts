@@ -29,6 +29,8 @@ export function compileScanRequest(plan: ScanPlan, c: Context): RequestBinder {
   const constraintFields = pushed.map((conjunct) => conjunct.fields);
   const complete = pushed.length === plan.conjuncts.length;
   const count = plan.count && plan.range === null;
+  // A windowed answer is then the result: nothing below filters, sorts or reads its documents.
+  const verbatim = plan.isResult && complete && !plan.count;
   return (scope, window) => {
     const element = scope.nested(null);
     return {
@@ -40,6 +42,7 @@ export function compileScanRequest(plan: ScanPlan, c: Context): RequestBinder {
       window,
       count,
       fields: plan.fields,
+      ...(verbatim ? { verbatim } : {}),
     };
   };
 }
@@ -121,7 +124,8 @@ export const compileScanNodes: ScanNodes = {
         });
       }
       if (trace) trace.matched += documents.length;
-      if (keyOf) documents = sortByTerms(documents, keyOf, signs, scope);
+      // A window is in the order asked already.
+      if (keyOf && !answer.windowed) documents = sortByTerms(documents, keyOf, signs, scope);
       let result: unknown;
       if (answer.windowed) {
         if (trace) trace.windowed++;

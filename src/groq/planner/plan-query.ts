@@ -10,6 +10,7 @@ import type { ScanRange } from './scan-plan.ts';
 /** The planned form of a parsed query, a tree of its own (prepare() plans each query once). */
 export function planQuery(tree: ExprNode): ExprNode {
   const planned = plan(tree, { next: 0 });
+  if (planned.type === 'Scan') planned.plan.isResult = true;
   analyzeFields(planned);
   return planned;
 }
@@ -83,6 +84,7 @@ function matchScan(original: ExprNode, state: State): ScanNode | null {
       range,
       count,
       fields: null,
+      isResult: false,
     },
   };
 }

@@ -56,6 +56,8 @@ export type ScanPlan = {
   readonly count: boolean;
   /** What is read of the documents besides the conjuncts (null: all of them); set by the field analysis. */
   fields: ReadPath[] | null;
+  /** The scan is the whole query: its value is the result, as it is (set by planQuery()). */
+  isResult: boolean;
 };
 
 /** A conjunct with its values bound: GROQ's own semantics, true, false or null per document. */
@@ -95,6 +97,12 @@ export type ScanRequest = {
   readonly unordered?: boolean;
   /** What the evaluator reads of the documents besides the constraints (null: everything). */
   readonly fields: readonly ReadPath[] | null;
+  /**
+   * The documents of a windowed answer go into the query's result untouched (the scan is the
+   * whole query and its filter all constraints): a source may hand them out without parsing them,
+   * for its caller to write as they are.
+   */
+  readonly verbatim?: boolean;
 };
 
 export type ScanAnswer = {

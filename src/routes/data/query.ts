@@ -81,7 +81,7 @@ export const queryRoutes: FastifyPluginAsync<{ services: Services }> = async (ap
       language: options.language,
       perspective: options.perspective === undefined ? (isPublishedByDefault(request) ? PUBLISHED : RAW) : parsePerspective(options.perspective),
       explain: options.explain === true,
-    });
+    }, { verbatim: true });
     const withQuery = options.returnQuery !== false;
     const json = 'application/json; charset=utf-8';
     const envelope = (result: string, ms: number) => `{${withQuery ? `"query":${JSON.stringify(response.query)},` : ''}"result":${result},"ms":${ms}}`;

@@ -16,7 +16,30 @@ export function readDocument(content: unknown): unknown {
   return document;
 }
 
-/** JSON text of a query's answer: a whole document as it was read, anything else serialized. */
+/**
+ * A whole document kept as its stored JSON text, never parsed: what a scan hands out when its
+ * documents are the query's result as they are (ScanRequest.verbatim), for a caller that writes
+ * the result with answerJson(). Nothing reads it but answerJson().
+ */
+export class StoredJson {
+  readonly text: string;
+
+  constructor(text: string) {
+    this.text = text;
+  }
+}
+
+/** A document's content column for a result that goes out as it is: its text when it came as text. */
+export function verbatimDocument(content: unknown): unknown {
+  return typeof content === 'string' ? new StoredJson(content) : content;
+}
+
+/**
+ * JSON text of a query's answer: a whole document as it was read (or kept), an array of them as
+ * their texts, anything else serialized.
+ */
 export function answerJson(value: unknown): string {
+  if (value instanceof StoredJson) return value.text;
+  if (Array.isArray(value) && value[0] instanceof StoredJson) return `[${value.map(answerJson).join(',')}]`;
   return (typeof value === 'object' && value !== null ? readTexts.get(value) : undefined) ?? JSON.stringify(value ?? null);
 }

@@ -22,7 +22,7 @@ import { jsonColumn } from '../../sql.ts';
 import { holds } from '../sql/conditions.ts';
 import { ConditionTranslator, needsShapes } from './constraint-conditions.ts';
 import type { IndexBatcher } from './index-batcher.ts';
-import { readDocument } from './read-text.ts';
+import { readDocument, verbatimDocument } from './read-text.ts';
 import type { DocumentLimit } from './store-document-source.ts';
 
 /** Beyond this many paths, whole documents are cheaper than a subquery per path and document. */
@@ -48,6 +48,8 @@ export interface ScanContext {
   sumsNumbers: boolean;
   /** The most documents an answer may hold; called with the count when a scan would return more. */
   limit?: DocumentLimit;
+  /** Whether documents may come as their stored text (SourceOptions.verbatim). */
+  verbatim: boolean;
 }
 
 /** Translates constraints that need no shapes. */
@@ -331,6 +333,8 @@ export class ScanExecution {
     if (terms.length === 0 || (terms.length === 1 && isIdTerm(terms[0]!.path))) {
       const order: DocumentOrder = { kind: 'id', descending: terms[0]?.descending ?? false };
       const rows = await this.rows({ where, order, offset: start, limit: end - start, select });
+      // Documents that are the query's result as they are need no parsing: their text is written.
+      if (this.request.verbatim && this.context.verbatim && select.kind === 'content') return rows.map((row) => verbatimDocument(row.content));
       return this.documents(rows, select);
     }
     if (terms.length !== 1 || !isIndexedPath(terms[0]!.path)) return null;

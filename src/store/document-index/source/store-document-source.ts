@@ -17,6 +17,12 @@ export interface DocumentLimit {
 export interface SourceOptions {
   pageSizes?: { documents: number; values: number };
   limit?: DocumentLimit;
+  /**
+   * Documents that a scan hands out as the query's whole result, untouched, may come as their
+   * stored JSON text (StoredJson) instead of parsed: for a caller that writes the result with
+   * answerJson() and does nothing else with it.
+   */
+  verbatim?: boolean;
 }
 
 /**
@@ -44,10 +50,12 @@ export class StoreDocumentSource implements DocumentSource {
   readonly reports = new Map<number, ScanReport>();
 
   private readonly limit: DocumentLimit | undefined;
+  private readonly verbatim: boolean;
 
   constructor(store: Pick<Store, 'countedReads'>, projectId: string, dataset: string, options: SourceOptions = {}) {
     this.pageSizes = options.pageSizes ?? PAGE_SIZES;
     this.limit = options.limit;
+    this.verbatim = options.verbatim ?? false;
     this.reads = store.countedReads(this.counter);
     this.projectId = projectId;
     this.dataset = dataset;
@@ -158,6 +166,7 @@ export class StoreDocumentSource implements DocumentSource {
       batcher: this.batcher,
       readAhead: this.reads.documentIndex.readsOffThread,
       sumsNumbers: this.reads.documentIndex.sumsNumbers,
+      verbatim: this.verbatim,
       ...(this.limit ? { limit: this.limit } : {}),
       shapes: () =>
         (this.shapes ??= this.reads.documentIndex.shapes(this.projectId, this.dataset).then((shapes) => {
