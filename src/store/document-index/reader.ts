@@ -5,10 +5,10 @@ import type { SqlExecutor } from '../sql.ts';
 import { compileSql, list, sql } from '../sql-fragment.ts';
 import { chooseAccessPath, type IndexPlan, type IndexStatistics } from './access-path.ts';
 import { indexDialect, type IndexDialect } from './dialects/dialect.ts';
-import type { DocumentQuery, DocumentQueryResult, DocumentRow } from './document-query.ts';
+import { ALL, type DocumentQuery, type DocumentQueryResult, type DocumentRow } from './document-query.ts';
 import { parseShapePaths, type ShapeInfo } from './entries.ts';
 import { compileCounts, type Count } from './sql/compile-counts.ts';
-import { compileQuery, type CompiledQuery, type RawRow, type Scope } from './sql/compile-query.ts';
+import { compileCountSlices, compileQuery, type CompiledQuery, type RawRow, type Scope } from './sql/compile-query.ts';
 
 /** Windows of at most this many rows, from the first, are planned once (StatementOptions.planOnce). */
 const PLAN_ONCE_LIMIT = 100;
@@ -21,6 +21,8 @@ const COUNT_TTL_MS = 10_000;
 const COUNTS_KEPT = 1000;
 /** Counts measured by one statement at most (PostgreSQL selects at most 1,664 columns). */
 const COUNTS_PER_STATEMENT = 500;
+/** Rows a count reads per statement where the database reads on the server's thread (countInSlices). */
+const COUNT_SLICE_ROWS = 5_000;
 
 const countKey = (scope: Scope, count: Count) => JSON.stringify([scope.projectId, scope.dataset, count]);
 
@@ -35,16 +37,19 @@ export class DocumentIndexReader {
   private readonly db: SqlExecutor;
   private readonly dialect: IndexDialect;
   private readonly counts: LRUCache<string, number>;
+  private readonly countSliceRows: number;
 
-  constructor(db: SqlExecutor, now: () => number = performance.now.bind(performance), counts?: LRUCache<string, number>) {
+  /** `countSliceRows`: rows a count reads per statement where the database reads on this thread. */
+  constructor(db: SqlExecutor, now: () => number = performance.now.bind(performance), counts?: LRUCache<string, number>, countSliceRows = COUNT_SLICE_ROWS) {
     this.db = db;
     this.dialect = indexDialect(db.dialect);
     this.counts = counts ?? new LRUCache({ max: COUNTS_KEPT, ttl: COUNT_TTL_MS, ttlResolution: 0, perf: { now } });
+    this.countSliceRows = countSliceRows;
   }
 
   /** This reader on another executor of the same database (one that counts statements), sharing the counts. */
   on(db: SqlExecutor): DocumentIndexReader {
-    return new DocumentIndexReader(db, undefined, this.counts);
+    return new DocumentIndexReader(db, undefined, this.counts, this.countSliceRows);
   }
 
   /** Whether the database reads beside this thread, so that a page asked for ahead is read meanwhile. */
@@ -95,6 +100,11 @@ export class DocumentIndexReader {
         // a scan's pages, counts and unbounded queries are planned for theirs. A window further down
         // has its OFFSET in its text: each page of a listing would take a prepared statement's place.
         const planOnce = query.limit !== null && query.limit <= PLAN_ONCE_LIMIT && query.offset === 0;
+        const counted = query.select.kind === 'count' && !this.readsOffThread ? await this.countInSlices(scope, query, plans[first]!) : null;
+        if (counted) {
+          results[first] = counted;
+          continue;
+        }
         perQuery = [await this.db.all<RawRow>(compiled[first]!.statement, [], { planOnce })];
       } else {
         perQuery = await this.dialect.runBatch(this.db, members.map((i) => compiled[i]!));
@@ -102,6 +112,31 @@ export class DocumentIndexReader {
       members.forEach((i, k) => (results[i] = toResult(queries[i]!, compiled[i]!, perQuery[k]!, texts[i]!)));
     }
     return results;
+  }
+
+  /**
+   * A count on an engine that reads on the server's thread, countSliceRows rows per statement
+   * with the event loop free between them: one statement over a million rows would hold every
+   * other request. Null where the plan's rows do not come in id order (one statement then).
+   */
+  private async countInSlices(scope: Scope, query: DocumentQuery, plan: IndexPlan): Promise<DocumentQueryResult | null> {
+    const size = this.countSliceRows;
+    const slices = compileCountSlices(this.dialect, scope, query, plan, size);
+    if (!slices) return null;
+    const sql = this.compile(slices.first).text;
+    const first = Number((await this.db.all<RawRow>(slices.first.statement))[0]?.n ?? 0);
+    if (first < size) return { count: first, sql };
+    let count = 0;
+    let after: string | null = null;
+    for (;;) {
+      await new Promise((resolve) => setImmediate(resolve));
+      const last: RawRow | undefined = (await this.db.all<RawRow>(slices.boundary(after).statement))[0];
+      if (!last) break;
+      count += size;
+      after = last.id;
+    }
+    const rest = compileQuery(this.dialect, scope, after === null ? query : { ...query, after: { id: after } }, plan);
+    return { count: count + Number((await this.db.all<RawRow>(rest.statement))[0]?.n ?? 0), sql };
   }
 
   private compile(query: CompiledQuery) {
@@ -138,7 +173,19 @@ export class DocumentIndexReader {
   }
 
   private async measure(scope: Scope, missing: ReadonlyMap<string, Count>): Promise<void> {
-    const entries = [...missing];
+    let entries = [...missing];
+    if (!this.readsOffThread) {
+      // A dataset's documents (of some types) are counted whole: in slices, as a query's count.
+      for (const [key, count] of entries) {
+        if (count.kind !== 'documents') continue;
+        const types = count.types;
+        const plan: IndexPlan = types?.length === 1 ? { path: { kind: 'by-type', types }, filter: [] } : { path: { kind: 'full-scan' }, filter: types ? [{ kind: 'type', types }] : [] };
+        const query: DocumentQuery = { where: types ? { kind: 'type', types } : ALL, order: { kind: 'id', descending: false }, offset: 0, limit: null, select: { kind: 'count' } };
+        const counted = await this.countInSlices(scope, query, plan);
+        if (counted && 'count' in counted) this.counts.set(key, counted.count);
+      }
+      entries = entries.filter(([, count]) => count.kind !== 'documents');
+    }
     for (let start = 0; start < entries.length; start += COUNTS_PER_STATEMENT) {
       const chunk = entries.slice(start, start + COUNTS_PER_STATEMENT);
       const row = await this.db.get<Record<string, number>>(compileCounts(scope, chunk.map(([, count]) => count)));

@@ -146,6 +146,53 @@ export function compileQuery(dialect: IndexDialect, scope: Scope, query: Documen
   return { statement, columns: selected.map(([, name]) => name), resultOrder, valueColumns };
 }
 
+/** Whether a path yields its rows in id order as its index stores them, so that a walk by id needs no sort. */
+function walksInIdOrder(path: AccessPath): boolean {
+  switch (path.kind) {
+    case 'full-scan':
+    case 'id-range':
+    case 'entries-walk':
+      return true;
+    case 'by-type':
+      return path.types.length === 1;
+    case 'references':
+      return path.ids.length === 1;
+    case 'value-range':
+    case 'value-walk':
+      return isEquality(path.low, path.high);
+    case 'none':
+    case 'by-id':
+      return false;
+  }
+}
+
+/**
+ * A count read a slice of `size` rows at a time, for an engine that reads on the server's thread:
+ * `first` counts up to `size` rows (a smaller count is the answer, in one statement); `boundary`
+ * finds the id of the last row of the slice after id `after` (none: fewer rows are left, which the
+ * count with `after` then counts). The rows of a slice are stepped over, not selected. Null where
+ * the plan's rows do not come in id order, since each slice would sort every row left.
+ */
+export function compileCountSlices(
+  dialect: IndexDialect,
+  scope: Scope,
+  query: DocumentQuery,
+  plan: IndexPlan,
+  size: number,
+): { first: CompiledQuery; boundary(after: string | null): CompiledQuery } | null {
+  // A count in a value's order counts only the documents with a value there: one statement.
+  if (query.select.kind !== 'count' || query.order.kind !== 'id' || !walksInIdOrder(plan.path)) return null;
+  const ids = (after: string | null, offset: number, limit: number) =>
+    compileQuery(
+      dialect,
+      scope,
+      { ...query, select: { kind: 'values', paths: [], type: false }, order: { kind: 'id', descending: false }, offset, limit, ...(after === null ? {} : { after: { id: after } }) },
+      plan,
+    );
+  const first = sql`SELECT COUNT(*) AS n FROM (${ids(null, 0, size).statement}) slice`;
+  return { first: { statement: first, columns: ['n'], resultOrder: null, valueColumns: [] }, boundary: (after) => ids(after, size - 1, 1) };
+}
+
 /** 2^53: the first magnitude past the safe integers. */
 const CLAMP = 2 ** 53;
 
