@@ -2,28 +2,22 @@
 // with the event loop free between them (DocumentIndexReader.countInSlices): the counts must be
 // exactly those of one statement, whatever the slice, and a count larger than a slice must be
 // read in several statements. On a real SQLite file.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore, type Store } from '../../src/store/index.ts';
-import { openSqliteDatabase } from '../../src/store/sqlite/sqlite-database.ts';
+import { describe, expect, it } from 'vitest';
 import { DocumentIndexReader } from '../../src/store/document-index/reader.ts';
 import type { DocumentCondition, DocumentQuery } from '../../src/store/document-index/document-query.ts';
 import { encodeScalar } from '../../src/store/document-index/values.ts';
-import type { Database, SqlExecutor, Statement } from '../../src/store/sql.ts';
+import type { SqlExecutor } from '../../src/store/sql.ts';
+import { countingStatements, stored, useIndexedSqlite } from '../helpers/indexed-sqlite.ts';
 
-const NOW = '2026-01-01T00:00:00.000Z';
-const DOCUMENTS = Array.from({ length: 23 }, (_, i) => ({
-  _id: `d${String(i).padStart(2, '0')}`,
-  _type: i % 7 < 4 ? 'post' : 'page',
-  n: i % 3,
-  ...(i % 2 === 0 ? { ref: { _type: 'reference', _ref: 'd00' } } : {}),
-  _rev: 'r',
-  _createdAt: NOW,
-  _updatedAt: NOW,
-}));
+const DOCUMENTS = stored(
+  Array.from({ length: 23 }, (_, i) => ({
+    _id: `d${String(i).padStart(2, '0')}`,
+    _type: i % 7 < 4 ? 'post' : 'page',
+    n: i % 3,
+    ...(i % 2 === 0 ? { ref: { _type: 'reference', _ref: 'd00' } } : {}),
+  })),
+);
 
 /** Conditions whose rows come in id order (counted in slices), or not (one statement), with their counts. */
 const CONDITIONS: { name: string; where: DocumentCondition; expected: number }[] = [
@@ -35,36 +29,13 @@ const CONDITIONS: { name: string; where: DocumentCondition; expected: number }[]
 ];
 
 describe('counts in slices (SQLite)', () => {
-  let dir: string;
-  let store: Store;
-  let db: Database;
-
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'cms-count-slices-'));
-    store = openStore(`sqlite:${join(dir, 'content.db')}`);
-    await store.migrate();
-    await store.projects.insert({ id: 'p', name: 'P', slug: 'p', datasets: ['production'], locales: null, createdAt: NOW, updatedAt: NOW });
-    await store.transaction((tx) => tx.documents.putMany('p', 'production', DOCUMENTS));
-    db = openSqliteDatabase(join(dir, 'content.db'));
-  });
-
-  afterAll(async () => {
-    await db.close();
-    await store.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const indexed = useIndexedSqlite(DOCUMENTS);
+  const db = () => indexed.db();
 
   /** The database, counting the statements that look for where a slice ends. */
   function counting(): { executor: SqlExecutor; boundaries: () => number } {
-    let boundaries = 0;
-    const executor: SqlExecutor = {
-      ...db,
-      all: async <T>(sql: Statement, params?: readonly unknown[]) => {
-        if ((typeof sql === 'string' ? sql : sql.texts.join('?')).includes('LIMIT 1 OFFSET')) boundaries++;
-        return db.all<T>(sql, params);
-      },
-    };
-    return { executor, boundaries: () => boundaries };
+    const { executor, count } = countingStatements(db(), 'all', 'LIMIT 1 OFFSET');
+    return { executor, boundaries: count };
   }
 
   const count = (where: DocumentCondition): DocumentQuery => ({ where, order: { kind: 'id', descending: false }, offset: 0, limit: null, select: { kind: 'count' } });
@@ -74,11 +45,11 @@ describe('counts in slices (SQLite)', () => {
   };
 
   it('gives the count of one statement, whatever the slice', async () => {
-    const whole = new DocumentIndexReader(db, () => 1_000, undefined, 1_000_000);
+    const whole = new DocumentIndexReader(db(), () => 1_000, undefined, 1_000_000);
     for (const condition of CONDITIONS) expect([condition.name, await counted(whole, condition.where)]).toEqual([condition.name, condition.expected]);
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 1, max: 30 }), async (slice) => {
-        const reader = new DocumentIndexReader(db, () => 1_000, undefined, slice);
+        const reader = new DocumentIndexReader(db(), () => 1_000, undefined, slice);
         for (const condition of CONDITIONS) expect([condition.name, slice, await counted(reader, condition.where)]).toEqual([condition.name, slice, condition.expected]);
       }),
       { numRuns: 40 },
@@ -86,7 +57,7 @@ describe('counts in slices (SQLite)', () => {
   });
 
   it("counts in a value's order only the documents with a value there", async () => {
-    const reader = new DocumentIndexReader(db, () => 1_000, undefined, 4);
+    const reader = new DocumentIndexReader(db(), () => 1_000, undefined, 4);
     const withRef = DOCUMENTS.filter((d) => 'ref' in d).length;
     const result = await reader.query('p', 'production', { ...count({ kind: 'all' }), order: { kind: 'value', path: 'ref._ref', descending: false } });
     expect('count' in result && result.count).toBe(withRef);

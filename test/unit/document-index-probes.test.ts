@@ -1,50 +1,20 @@
 // The planner's probes (how many documents a broad condition yields, to choose what drives a
 // query) only choose the plan: the same probe within PROBE_TTL_MS is answered from memory, so a
 // repeated query sends one statement fewer, with the same result. On a real SQLite file.
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openStore, type Store } from '../../src/store/index.ts';
-import { openSqliteDatabase } from '../../src/store/sqlite/sqlite-database.ts';
+import { describe, expect, it } from 'vitest';
 import { DocumentIndexReader } from '../../src/store/document-index/reader.ts';
 import type { DocumentQuery } from '../../src/store/document-index/document-query.ts';
-import type { Database, SqlExecutor, Statement } from '../../src/store/sql.ts';
-
-const NOW = '2026-01-01T00:00:00.000Z';
+import type { SqlExecutor } from '../../src/store/sql.ts';
+import { countingStatements, stored, useIndexedSqlite } from '../helpers/indexed-sqlite.ts';
 
 describe('document index probes', () => {
-  let dir: string;
-  let store: Store;
-  let db: Database;
-
-  beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'cms-probes-'));
-    store = openStore(`sqlite:${join(dir, 'content.db')}`);
-    await store.migrate();
-    await store.projects.insert({ id: 'p', name: 'P', slug: 'p', datasets: ['production'], locales: null, createdAt: NOW, updatedAt: NOW });
-    const documents = Array.from({ length: 30 }, (_, i) => ({ _id: `post-${i}`, _type: i < 20 ? 'post' : 'page', n: i, _rev: 'r', _createdAt: NOW, _updatedAt: NOW }));
-    await store.transaction((tx) => tx.documents.putMany('p', 'production', documents));
-    db = openSqliteDatabase(join(dir, 'content.db'));
-  });
-
-  afterAll(async () => {
-    await db.close();
-    await store.close();
-    rmSync(dir, { recursive: true, force: true });
-  });
+  const indexed = useIndexedSqlite(stored(Array.from({ length: 30 }, (_, i) => ({ _id: `post-${i}`, _type: i < 20 ? 'post' : 'page', n: i }))));
+  const db = () => indexed.db();
 
   /** The database, counting the probes sent to it. */
   function counting(): { executor: SqlExecutor; probes: () => number } {
-    let probes = 0;
-    const executor: SqlExecutor = {
-      ...db,
-      get: async <T>(sql: Statement, params?: readonly unknown[]) => {
-        if ((typeof sql === 'string' ? sql : sql.texts.join('?')).includes('COUNT(*)')) probes++;
-        return db.get<T>(sql, params);
-      },
-    };
-    return { executor, probes: () => probes };
+    const { executor, count } = countingStatements(db(), 'get', 'COUNT(*)');
+    return { executor, probes: count };
   }
 
   // A type beside a value order with a window: whether the type is small enough to drive is probed.
@@ -80,8 +50,8 @@ describe('document index probes', () => {
     const reader = new DocumentIndexReader(executor, () => 1_000);
     expect(ids(await reader.query('p', 'production', latest('page')))).toEqual(['post-29', 'post-28', 'post-27']);
     // Pages now outnumber what the probe counted; the kept count still only picks the plan.
-    const more = Array.from({ length: 5 }, (_, i) => ({ _id: `zz-${i}`, _type: 'page', n: 100 + i, _rev: 'r', _createdAt: NOW, _updatedAt: NOW }));
-    await store.transaction((tx) => tx.documents.putMany('p', 'production', more));
+    const more = stored(Array.from({ length: 5 }, (_, i) => ({ _id: `zz-${i}`, _type: 'page', n: 100 + i })));
+    await indexed.store().transaction((tx) => tx.documents.putMany('p', 'production', more));
     expect(ids(await reader.query('p', 'production', latest('page')))).toEqual(['zz-4', 'zz-3', 'zz-2']);
     expect(probes()).toBe(1);
   });
@@ -95,7 +65,7 @@ describe('document index probes', () => {
       ['post-19', 'post-18', 'post-17'],
       ['zz-4', 'zz-3', 'zz-2'],
     ]);
-    const alone = [await new DocumentIndexReader(db, () => 1_000).query('p', 'production', latest('post')), await new DocumentIndexReader(db, () => 1_000).query('p', 'production', latest('page'))];
+    const alone = [await new DocumentIndexReader(db(), () => 1_000).query('p', 'production', latest('post')), await new DocumentIndexReader(db(), () => 1_000).query('p', 'production', latest('page'))];
     expect(batch.map((result) => result.sql)).toEqual(alone.map((result) => result.sql));
   });
 });
