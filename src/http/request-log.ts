@@ -3,9 +3,9 @@ import { LogController, type FastifyReply, type FastifyRequest } from 'fastify';
 /**
  * One log line per request, written when it is answered: its id, method, URL (credentials masked)
  * and client address, the status and the time taken. Fastify's default also writes a line when a
- * request arrives, which doubled the cost of logging at the default level (`info`) and said
- * nothing the second line does not; that line is kept at `debug`. A request that failed after its
- * answer began is logged as an error with its cause.
+ * request arrives, at the default level (`info`) too, which says nothing the second line does not
+ * and costs every request as much again; that line is kept at `debug`. A request that failed after
+ * its answer began is logged as an error with its cause.
  */
 export class RequestLog extends LogController {
   override incomingRequest(request: FastifyRequest): void {
