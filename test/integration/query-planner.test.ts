@@ -190,6 +190,11 @@ describe(`query planner on the store (${testEngine})`, () => {
     const ranked = await explain('count(*[_type == "post" && rank == 20])', undefined, 'imported');
     expect(ranked.result).toBe(1);
     expect(ranked.plan!.statements).toBe(2);
+    // Values from a list (`slug.current in [...]`) are looked up in the value index, not found by
+    // reading every document of the type.
+    const listed = await explain('*[_type == "post" && rank in [3, 4, 7, 99]] | order(_id)._id', undefined, 'imported');
+    expect(listed.result).toEqual(['i4', 'i7']);
+    expect(listed.plan!.scans[0]!.sql.join('\n')).toMatch(/FROM document_values x .*x\.value IN \(/);
   });
 
   it('indexes a large import the way it indexes a few documents (rows expanded by the database, or bound)', async () => {

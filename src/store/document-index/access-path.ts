@@ -22,6 +22,8 @@ export type AccessPath =
   | { kind: 'references'; ids: readonly string[] }
   /** The value rows of a path within the bounds (equal bounds: one key, in id order). */
   | { kind: 'value-range'; path: string; low?: Bound; high?: Bound }
+  /** The value rows of a path equal to one of these encoded values (`slug.current in [...]`). */
+  | { kind: 'value-in'; path: string; values: readonly string[] }
   /** The value rows of the query's order path, within the bounds, in that order: a window stops early. */
   | { kind: 'value-walk'; path: string; low?: Bound; high?: Bound }
   /** document_entries in id order, the rows of these shapes kept (a long scan of a type that is most of the dataset). */
@@ -59,6 +61,8 @@ function rank(condition: DocumentCondition): number | null {
       return 0;
     case 'value':
       return isEquality(condition.low, condition.high) ? 1 : 5;
+    case 'or':
+      return valueKeys(condition) ? 1 : null;
     case 'references':
       return 2;
     case 'idRange':
@@ -68,6 +72,19 @@ function rank(condition: DocumentCondition): number | null {
     default:
       return null;
   }
+}
+
+/** An `or` of equal values at one path (`in`): the path and the values, else null. */
+function valueKeys(condition: DocumentCondition): { path: string; values: string[] } | null {
+  if (condition.kind !== 'or') return null;
+  const [first] = condition.conditions;
+  if (first?.kind !== 'value') return null;
+  const values: string[] = [];
+  for (const part of condition.conditions) {
+    if (part.kind !== 'value' || part.path !== first.path || !part.low || !isEquality(part.low, part.high)) return null;
+    values.push(part.low.value);
+  }
+  return { path: first.path, values };
 }
 
 function isProbed(condition: DocumentCondition): condition is ProbedCondition {
@@ -108,6 +125,10 @@ export function chooseAccessPath(query: DocumentQuery, statistics: IndexStatisti
       // Driven by the ordered path's values, the rows come in their order.
       const kind = order.kind === 'value' && order.path === chosen.path ? 'value-walk' : 'value-range';
       return withoutImpliedType({ path: { kind, path: chosen.path, ...boundsOf(chosen) }, filter }, statistics);
+    }
+    case 'or': {
+      const keys = valueKeys(chosen)!;
+      return withoutImpliedType({ path: { kind: 'value-in', path: keys.path, values: keys.values }, filter }, statistics);
     }
     default:
       throw new Error(`BUG: a ${chosen.kind} condition cannot drive`);
@@ -175,7 +196,7 @@ function entriesWalk(query: DocumentQuery, parts: readonly DocumentCondition[], 
  */
 function withoutImpliedType(plan: IndexPlan, statistics: IndexStatistics): IndexPlan {
   const { path } = plan;
-  if ((path.kind !== 'value-walk' && path.kind !== 'value-range') || statistics.shapes === null) return plan;
+  if ((path.kind !== 'value-walk' && path.kind !== 'value-range' && path.kind !== 'value-in') || statistics.shapes === null) return plan;
   const present = statistics.shapes.filter((shape) => shape.paths.get(path.path) === 's').map((shape) => shape.type);
   const implied = (part: DocumentCondition) => part.kind === 'type' && present.every((type) => part.types.includes(type));
   return plan.filter.some(implied) ? { path, filter: plan.filter.filter((part) => !implied(part)) } : plan;

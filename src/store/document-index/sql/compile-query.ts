@@ -83,6 +83,10 @@ const PATH_ROWS: PathCompilers = {
   references: ({ ids }, scope) => referenceRows(scope, ids),
   'value-range': ({ path, low, high }, scope) => valueRows(scope, path, low, high),
   'value-walk': ({ path, low, high }, scope) => valueRows(scope, path, low, high),
+  'value-in': ({ path, values }, scope) => {
+    const conditions = [sql`x.project_id = ${scope.projectId}`, sql`x.dataset = ${scope.dataset}`, sql`x.path = ${path}`, sql`x.value IN (${list(values)})`];
+    return { table: raw('document_values x'), alias: 'x', conditions, valuePath: path, idOrdered: values.length === 1 };
+  },
   'entries-walk': ({ shapes }, scope, dialect) => ({
     table: raw('document_entries e'),
     alias: 'e',
@@ -160,6 +164,8 @@ function walksInIdOrder(path: AccessPath): boolean {
     case 'value-range':
     case 'value-walk':
       return isEquality(path.low, path.high);
+    case 'value-in':
+      return path.values.length === 1;
     case 'none':
     case 'by-id':
       return false;
