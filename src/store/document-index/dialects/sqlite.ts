@@ -10,6 +10,16 @@ function valueAtPath(path: DocumentPath): string {
   return `(d.content->'$${path.map((step) => (typeof step === 'number' ? `[${step}]` : `.${step}`)).join('')}')`;
 }
 
+/** Subqueries per statement of a batch: at first, at most, and the times a chunk is resized by (ms). */
+const BATCH_CHUNK = { first: 32, most: 512, shrinkAfterMs: 16, growBelowMs: 4 };
+
+/** The next chunk's size after one of `size` took `tookMs`: halved after a long one, doubled after a quick one. */
+export function nextChunkSize(size: number, tookMs: number): number {
+  if (tookMs > BATCH_CHUNK.shrinkAfterMs) return Math.max(1, size >> 1);
+  if (tookMs < BATCH_CHUNK.growBelowMs) return Math.min(BATCH_CHUNK.most, size << 1);
+  return size;
+}
+
 export const sqliteIndexDialect: IndexDialect = {
   // Indexed names hold no dot, quote or backslash (entries.ts): the quoted label needs no escapes.
   entryValue: (path) => sql`json_extract(e.vals, ${`$."${path}"`})`,
@@ -21,7 +31,9 @@ export const sqliteIndexDialect: IndexDialect = {
   /**
    * SQLite has no LATERAL: the parameter lists as a VALUES table, and per row the query as a
    * correlated subquery whose rows come back as one JSON array. Chunks have power-of-two sizes, so
-   * that few distinct statements are prepared.
+   * that few distinct statements are prepared. SQLite reads on the server's thread: the event loop
+   * is free between chunks, and a chunk is made smaller after one that took long (a count of
+   * thousands of references per subquery) and larger after a quick one (a lookup per subquery).
    */
   async runBatch(db, queries) {
     const { statement, columns, resultOrder } = queries[0]!;
@@ -29,14 +41,22 @@ export const sqliteIndexDialect: IndexDialect = {
     // The query's parameters are the columns of its row of the VALUES table.
     const inner = compileSql(statement, (i) => `k.p${i}`).text;
     const perQuery: RawRow[][] = [];
-    for (let start = 0, size = 512; start < queries.length; start += size) {
+    let tookMs = 0;
+    let size = BATCH_CHUNK.first;
+    for (let start = 0; start < queries.length; start += size) {
+      if (start > 0) {
+        await new Promise((resolve) => setImmediate(resolve));
+        size = nextChunkSize(size, tookMs);
+      }
       while (size > queries.length - start) size >>= 1;
       const chunk = queries.slice(start, start + size);
+      const began = performance.now();
       const names = Array.from({ length: width }, (_, i) => `, p${i}`).join('');
       const keys = `WITH k(ord${names}) AS (VALUES ${chunk.map(() => `(?${', ?'.repeat(width)})`).join(', ')})`;
       const values = chunk.flatMap((query, i) => [String(i), ...query.statement.params]);
       if (resultOrder === null) {
         const rows = await db.all<{ ord: string; n: number }>(`${keys} SELECT k.ord AS ord, (${inner}) AS n FROM k`, values);
+        tookMs = performance.now() - began;
         for (const row of rows) perQuery[start + Number(row.ord)] = [{ id: '', n: row.n }];
         continue;
       }
@@ -44,6 +64,7 @@ export const sqliteIndexDialect: IndexDialect = {
       const list = columns.map((column) => (column === 'content' ? 'json(q.content)' : `q.${column}`)).join(', ');
       const order = resultOrder.replace(/(^|, )/g, '$1q.');
       const rows = await db.all<{ ord: string; r: string }>(`${keys} SELECT k.ord AS ord, (SELECT json_group_array(json_array(${list}) ORDER BY ${order}) FROM (${inner}) q) AS r FROM k`, values);
+      tookMs = performance.now() - began;
       for (const row of rows) {
         const found = JSON.parse(row.r) as unknown[][];
         perQuery[start + Number(row.ord)] = found.map((values) => {
