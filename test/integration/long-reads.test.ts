@@ -1,0 +1,61 @@
+// Reads that would be long single statements on SQLite (which reads on the server's thread) are
+// cut into short ones with other requests served between them: a count over many documents, in
+// slices of rows; a subquery per document, in chunks. Through HTTP, on both engines: the answers
+// are exactly those of the unplanned evaluation, and on SQLite the count takes several statements.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { evaluate } from '../../src/groq/index.ts';
+import type { StoredDocument } from '../../src/store/index.ts';
+import { useTestApp } from '../helpers/test-app.ts';
+import { createProject, type TestProject } from '../helpers/fixtures.ts';
+import { ok } from '../helpers/content.ts';
+import { testEngine } from '../helpers/engine.ts';
+
+const NOW = '2026-01-01T00:00:00.000Z';
+const AUTHORS = 150;
+/** More than two slices of a count (5,000 rows each). */
+const POSTS = 10_200;
+
+const documents: StoredDocument[] = [
+  ...Array.from({ length: AUTHORS }, (_, i) => ({ _id: `author-${String(i).padStart(3, '0')}`, _type: 'author' })),
+  ...Array.from({ length: POSTS }, (_, i) => ({
+    _id: `post-${String(i).padStart(5, '0')}`,
+    _type: i % 3 === 0 ? 'page' : 'post',
+    // Authors get more posts the higher their number.
+    author: { _type: 'reference', _ref: `author-${String(Math.floor(Math.sqrt(i % (AUTHORS * AUTHORS)) % AUTHORS)).padStart(3, '0')}` },
+  })),
+].map((document) => ({ ...document, _rev: 'r', _createdAt: NOW, _updatedAt: NOW }) as StoredDocument);
+
+describe(`long reads in short statements (${testEngine})`, () => {
+  const app = useTestApp();
+  let project: TestProject;
+
+  beforeAll(async () => {
+    project = await createProject(app, app.admin);
+    await app.services.store.transaction((tx) => tx.documents.putMany(project.id, 'production', documents));
+  });
+
+  const explained = async (query: string) =>
+    ok(
+      await app.request<{ result: unknown; plan: { statements: number } }>('GET', `/api/v1/data/query/production?${new URLSearchParams({ query, explain: 'true' })}`, {
+        token: app.admin,
+        headers: { 'x-project': project.slug },
+      }),
+    );
+  const unplanned = (query: string) => evaluate(query, { dataset: documents, planner: false });
+
+  it('counts many documents exactly, in several statements on SQLite', async () => {
+    for (const query of ['count(*)', 'count(*[_type == "post"])', 'count(*[_type == "page"])', 'count(*[_id > "post-02000"])']) {
+      const answer = await explained(query);
+      expect([query, answer.result]).toEqual([query, await unplanned(query)]);
+      // A count past one slice takes its first slice, where each further slice ends, and the rest.
+      if (testEngine === 'sqlite' && (answer.result as number) > 5_000) expect([query, answer.plan.statements > 2]).toEqual([query, true]);
+    }
+  });
+
+  it('answers a subquery per document, each in its place', async () => {
+    const query = '*[_type == "author"] | order(_id){_id, "posts": count(*[_type == "post" && references(^._id)])}';
+    const answer = await explained(query);
+    expect(answer.result).toEqual(await unplanned(query));
+    expect((answer.result as unknown[]).length).toBe(AUTHORS);
+  });
+});
