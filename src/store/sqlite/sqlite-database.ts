@@ -56,17 +56,16 @@ function executor(conn: Connection): SqlExecutor {
 /** How large the WAL may grow between checkpoints before writes wait for one; also the size it is cut back to. */
 const WAL_LIMIT_BYTES = 64 * 1024 * 1024;
 
-/** The writer's page cache: large transactions (imports) spill less with more than the 2 MB default. */
-const WRITER_CACHE_KB = 32_000;
 /**
- * The reader's: the operating system caches the file as well, and scans would fill a large one
- * with pages read once (a server after a query mix held 20 to 40 MB more with 32 MB here, and its
- * queries were no faster).
+ * Each connection's page cache. The operating system caches the file as well. A large reader cache
+ * kept pages of scans read once (a server after a query mix held 20 to 40 MB more with 32 MB); a
+ * 32 MB writer cache made neither imports nor writes faster than 8 MB, and left malloc's heap 50
+ * to 70 MB larger after an import and a query mix.
  */
-const READER_CACHE_KB = 8_000;
+const PAGE_CACHE_KB = 8_000;
 
 /** A connection with the service's settings (bench/ bulk-loads through one, to compare like with like). */
-export function openSqliteConnection(file: string, readonly: boolean, walLimitBytes = WAL_LIMIT_BYTES, cacheKb = WRITER_CACHE_KB): Connection {
+export function openSqliteConnection(file: string, readonly: boolean, walLimitBytes = WAL_LIMIT_BYTES): Connection {
   const conn = new BetterSqlite3(file, { readonly });
   conn.pragma('busy_timeout = 5000');
   if (!readonly) {
@@ -76,7 +75,7 @@ export function openSqliteConnection(file: string, readonly: boolean, walLimitBy
     // shares each sync among the transactions committed together.
     conn.pragma('synchronous = FULL');
     conn.pragma('foreign_keys = ON');
-    conn.pragma(`cache_size = -${cacheKb}`);
+    conn.pragma(`cache_size = -${PAGE_CACHE_KB}`);
     // Once checkpointed, a WAL that a large transaction grew is cut back to the limit, not kept at its peak.
     conn.pragma(`journal_size_limit = ${walLimitBytes}`);
   }
@@ -139,7 +138,7 @@ export function openSqliteDatabase(file: string, options: SqliteOptions = {}): D
   const walLimitBytes = options.walLimitBytes ?? WAL_LIMIT_BYTES;
   const writer = openSqliteConnection(file, false, walLimitBytes);
   // A reader on a separate connection only works for files; ':memory:' would be a different database.
-  const reader = file === ':memory:' ? writer : openSqliteConnection(file, false, walLimitBytes, READER_CACHE_KB);
+  const reader = file === ':memory:' ? writer : openSqliteConnection(file, false, walLimitBytes);
   const writes = acquireWriteQueue(file);
   const write = executor(writer);
   const read = executor(reader);
