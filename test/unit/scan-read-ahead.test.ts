@@ -62,7 +62,7 @@ describe('pages of a long scan', () => {
     const batcher = new RecordingBatcher(store, 'p', 'production');
     const context: ScanContext = {
       batcher,
-      readAhead,
+      readsOffThread: readAhead,
       sumsNumbers: false,
       verbatim: false,
       shapes: async () => {

@@ -41,6 +41,11 @@ export type DocumentSelection =
    * them: a walk of the path's values), summed by the database (IndexDialect.numberColumn).
    */
   | { kind: 'numbers' }
+  /**
+   * Per distinct value of a path's value rows, that value (column v0) and the least id holding it
+   * (the access path must read them: a walk of the path's values), grouped by the database.
+   */
+  | { kind: 'firsts' }
   /** The encoded values at these paths instead of the content, and the type if `type`. */
   | { kind: 'values'; paths: readonly string[]; type: boolean }
   /**

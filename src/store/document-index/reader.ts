@@ -8,7 +8,7 @@ import { indexDialect, type IndexDialect } from './dialects/dialect.ts';
 import { ALL, type DocumentQuery, type DocumentQueryResult, type DocumentRow } from './document-query.ts';
 import { parseShapePaths, type ShapeInfo } from './entries.ts';
 import { compileCounts, type Count } from './sql/compile-counts.ts';
-import { compileCountSlices, compileQuery, type CompiledQuery, type RawRow, type Scope } from './sql/compile-query.ts';
+import { compileQuery, compileSlices, type CompiledQuery, type RawRow, type Scope } from './sql/compile-query.ts';
 
 /** Windows of at most this many rows, from the first, are planned once (StatementOptions.planOnce). */
 const PLAN_ONCE_LIMIT = 100;
@@ -21,8 +21,10 @@ const COUNT_TTL_MS = 10_000;
 const COUNTS_KEPT = 1000;
 /** Counts measured by one statement at most (PostgreSQL selects at most 1,664 columns). */
 const COUNTS_PER_STATEMENT = 500;
-/** Rows a count reads per statement where the database reads on the server's thread (countInSlices). */
-const COUNT_SLICE_ROWS = 5_000;
+/** Rows of its access path a statement reads at most where the database reads on the server's thread (inSlices). */
+const SLICE_ROWS = 5_000;
+/** The first slice's rows (inSlices). */
+const FIRST_SLICE_ROWS = 256;
 
 const countKey = (scope: Scope, count: Count) => JSON.stringify([scope.projectId, scope.dataset, count]);
 
@@ -37,19 +39,19 @@ export class DocumentIndexReader {
   private readonly db: SqlExecutor;
   private readonly dialect: IndexDialect;
   private readonly counts: LRUCache<string, number>;
-  private readonly countSliceRows: number;
+  private readonly sliceRows: number;
 
-  /** `countSliceRows`: rows a count reads per statement where the database reads on this thread. */
-  constructor(db: SqlExecutor, now: () => number = performance.now.bind(performance), counts?: LRUCache<string, number>, countSliceRows = COUNT_SLICE_ROWS) {
+  /** `sliceRows`: rows of its access path a statement reads at most where the database reads on this thread. */
+  constructor(db: SqlExecutor, now: () => number = performance.now.bind(performance), counts?: LRUCache<string, number>, sliceRows = SLICE_ROWS) {
     this.db = db;
     this.dialect = indexDialect(db.dialect);
     this.counts = counts ?? new LRUCache({ max: COUNTS_KEPT, ttl: COUNT_TTL_MS, ttlResolution: 0, perf: { now } });
-    this.countSliceRows = countSliceRows;
+    this.sliceRows = sliceRows;
   }
 
   /** This reader on another executor of the same database (one that counts statements), sharing the counts. */
   on(db: SqlExecutor): DocumentIndexReader {
-    return new DocumentIndexReader(db, undefined, this.counts, this.countSliceRows);
+    return new DocumentIndexReader(db, undefined, this.counts, this.sliceRows);
   }
 
   /** Whether the database reads beside this thread, so that a page asked for ahead is read meanwhile. */
@@ -100,9 +102,9 @@ export class DocumentIndexReader {
         // a scan's pages, counts and unbounded queries are planned for theirs. A window further down
         // has its OFFSET in its text: each page of a listing would take a prepared statement's place.
         const planOnce = query.limit !== null && query.limit <= PLAN_ONCE_LIMIT && query.offset === 0;
-        const counted = query.select.kind === 'count' && !this.readsOffThread ? await this.countInSlices(scope, query, plans[first]!) : null;
-        if (counted) {
-          results[first] = counted;
+        const sliced = this.readsOffThread ? null : await this.inSlices(scope, query, plans[first]!, planOnce);
+        if (sliced) {
+          results[first] = sliced;
           continue;
         }
         perQuery = [await this.db.all<RawRow>(compiled[first]!.statement, [], { planOnce })];
@@ -115,28 +117,48 @@ export class DocumentIndexReader {
   }
 
   /**
-   * A count on an engine that reads on the server's thread, countSliceRows rows per statement
-   * with the event loop free between them: one statement over a million rows would hold every
-   * other request. Null where the plan's rows do not come in id order (one statement then).
+   * A count or a window on an engine that reads on the server's thread, read a slice of its access
+   * path's rows per statement with the event loop free between them (compileSlices): one
+   * statement over a million rows would hold every other request. Slices start small, so that a
+   * window the first rows fill costs little more than one statement, and double up to sliceRows.
+   * Null where the query is read in one statement.
    */
-  private async countInSlices(scope: Scope, query: DocumentQuery, plan: IndexPlan): Promise<DocumentQueryResult | null> {
-    const size = this.countSliceRows;
-    const slices = compileCountSlices(this.dialect, scope, query, plan, size);
+  private async inSlices(scope: Scope, query: DocumentQuery, plan: IndexPlan, planOnce: boolean): Promise<DocumentQueryResult | null> {
+    const counting = query.select.kind === 'count';
+    // Each slice's window starts at its first row: what the offset skips is skipped here.
+    const wanted = query.limit === null ? null : query.offset + query.limit;
+    const slices = compileSlices(this.dialect, scope, wanted === null ? query : { ...query, offset: 0, limit: wanted }, plan);
     if (!slices) return null;
-    const sql = this.compile(slices.first).text;
-    const first = Number((await this.db.all<RawRow>(slices.first.statement))[0]?.n ?? 0);
-    if (first < size) return { count: first, sql };
+    const all = (compiled: CompiledQuery, once = false) => this.db.all<RawRow>(compiled.statement, [], { planOnce: once });
+    let size = Math.min(FIRST_SLICE_ROWS, this.sliceRows);
+    const first = slices.first(size);
+    const sql = this.compile(first).text;
     let count = 0;
-    let after: string | null = null;
-    for (;;) {
-      await new Promise((resolve) => setImmediate(resolve));
-      const last: RawRow | undefined = (await this.db.all<RawRow>(slices.boundary(after).statement))[0];
-      if (!last) break;
-      count += size;
-      after = last.id;
+    const rows: RawRow[] = [];
+    const full = () => wanted !== null && rows.length >= wanted;
+    const boundary = async (after: string | null) => (await all(slices.boundary(after, size)))[0]?.id ?? null;
+    // Where the statement's slice ended (none: it read to the end of the rows).
+    let end: string | null;
+    if (counting) {
+      const [row] = await all(first, planOnce);
+      count += Number(row?.n ?? 0);
+      end = row?.slice_end ?? null;
+    } else {
+      rows.push(...(await all(first, planOnce)));
+      end = full() ? null : await boundary(query.after?.id ?? null);
     }
-    const rest = compileQuery(this.dialect, scope, after === null ? query : { ...query, after: { id: after } }, plan);
-    return { count: count + Number((await this.db.all<RawRow>(rest.statement))[0]?.n ?? 0), sql };
+    while (end !== null && !full()) {
+      const after = end;
+      size = Math.min(size * 2, this.sliceRows);
+      await new Promise((resolve) => setImmediate(resolve));
+      end = await boundary(after);
+      if (!counting) rows.push(...(await all(slices.slice(after, end))));
+      // Without a filter, every row of a whole slice is counted.
+      else if (plan.filter.length === 0 && end !== null) count += size;
+      else count += Number((await all(slices.slice(after, end)))[0]?.n ?? 0);
+    }
+    if (counting) return { count, sql };
+    return toResult(query, first, wanted === null ? rows : rows.slice(query.offset, wanted), sql);
   }
 
   private compile(query: CompiledQuery) {
@@ -181,7 +203,7 @@ export class DocumentIndexReader {
         const types = count.types;
         const plan: IndexPlan = types?.length === 1 ? { path: { kind: 'by-type', types }, filter: [] } : { path: { kind: 'full-scan' }, filter: types ? [{ kind: 'type', types }] : [] };
         const query: DocumentQuery = { where: types ? { kind: 'type', types } : ALL, order: { kind: 'id', descending: false }, offset: 0, limit: null, select: { kind: 'count' } };
-        const counted = await this.countInSlices(scope, query, plan);
+        const counted = await this.inSlices(scope, query, plan, false);
         if (counted && 'count' in counted) this.counts.set(key, counted.count);
       }
       entries = entries.filter(([, count]) => count.kind !== 'documents');
@@ -223,7 +245,7 @@ export class DocumentIndexReader {
 function toResult(query: DocumentQuery, compiled: CompiledQuery, rows: RawRow[], sql: string): DocumentQueryResult {
   if (query.select.kind === 'count') return { count: Number(rows[0]?.n ?? 0), sql };
   if (query.select.kind === 'numbers') return { numbers: numberSummary(rows[0]), sql };
-  const values = query.select.kind === 'values';
+  const values = query.select.kind === 'values' || query.select.kind === 'firsts';
   return {
     sql,
     rows: rows.map((raw) => {

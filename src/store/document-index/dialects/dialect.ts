@@ -19,9 +19,15 @@ export interface IndexDialect {
   content(select: DocumentSelection): string;
   /**
    * How each candidate row (aliased `row`) meets its entries row `e`: a join, and its conditions.
-   * `window`: the statement has a window, so few of the candidates are read.
+   * `window`: the statement has a window, so few of the candidates are read. `rowId`: the row's id
+   * as the join reads it (`row.id`, or opaque()).
    */
-  joinEntries(row: string, candidates: 'window' | 'all'): { join: string; conditions: string[] };
+  joinEntries(row: string, candidates: 'window' | 'all', rowId?: string): { join: string; conditions: string[] };
+  /**
+   * The same value as a column, written so that the planner does not read it as that column: an
+   * equality with it joins by key without carrying a bound on the column to the table joined.
+   */
+  opaque(column: string): string;
   /**
    * Runs queries compiled to the same text, with other parameters, as one statement: per query,
    * its rows. (A subquery per document of a page is a thousand such queries.)

@@ -27,10 +27,13 @@ export const postgresIndexDialect: IndexDialect = {
   // Given a window of candidates (a page of a scan), PostgreSQL hash-joined it to every entries row
   // of the dataset, a full scan per page: a window takes each candidate's row by its key instead,
   // as SQLite's nested loop does. OFFSET 0 keeps the planner from flattening it back into a join.
-  joinEntries: (row, candidates) =>
+  joinEntries: (row, candidates, rowId = `${row}.id`) =>
     candidates === 'window'
-      ? { join: ` CROSS JOIN LATERAL (SELECT * FROM document_entries e WHERE e.project_id = ${row}.project_id AND e.dataset = ${row}.dataset AND e.id = ${row}.id OFFSET 0) e`, conditions: [] }
-      : { join: ' CROSS JOIN document_entries e', conditions: [`e.project_id = ${row}.project_id`, `e.dataset = ${row}.dataset`, `e.id = ${row}.id`] },
+      ? { join: ` CROSS JOIN LATERAL (SELECT * FROM document_entries e WHERE e.project_id = ${row}.project_id AND e.dataset = ${row}.dataset AND e.id = ${rowId} OFFSET 0) e`, conditions: [] }
+      : { join: ' CROSS JOIN document_entries e', conditions: [`e.project_id = ${row}.project_id`, `e.dataset = ${row}.dataset`, `e.id = ${rowId}`] },
+
+  // PostgreSQL reads on its own processes and never runs a query in slices (QuerySlices): the column as it is.
+  opaque: (column) => column,
 
   /** One statement, one round trip: a LATERAL join over the queries' parameter lists. */
   async runBatch(db, queries) {

@@ -26,7 +26,10 @@ export const sqliteIndexDialect: IndexDialect = {
   position: (text, needle) => sql`instr(${text}, ${needle})`,
   content: (select) =>
     select.kind === 'paths' ? `json_array(${select.paths.map(valueAtPath).join(', ')})` : sqliteDialect.binaryJsonColumn('d.content'),
-  joinEntries: (row) => ({ join: ' CROSS JOIN document_entries e', conditions: [`e.project_id = ${row}.project_id`, `e.dataset = ${row}.dataset`, `e.id = ${row}.id`] }),
+  joinEntries: (row, _, rowId = `${row}.id`) => ({ join: ' CROSS JOIN document_entries e', conditions: [`e.project_id = ${row}.project_id`, `e.dataset = ${row}.dataset`, `e.id = ${rowId}`] }),
+
+  // A unary plus: SQLite reads `+x.id` as an expression, so `d.id = +x.id` passes no bound on x.id to d.id.
+  opaque: (column) => `+${column}`,
 
   /**
    * SQLite has no LATERAL: the parameter lists as a VALUES table, and per row the query as a

@@ -42,8 +42,11 @@ export interface DatasetShapes {
 export interface ScanContext {
   batcher: IndexBatcher;
   shapes(): Promise<DatasetShapes>;
-  /** Whether the database reads beside this thread, so that a page read ahead overlaps the evaluator's work. */
-  readAhead: boolean;
+  /**
+   * Whether the database reads beside this thread: a page read ahead then overlaps the evaluator's
+   * work, and one long statement (grouping a path's values) holds no thread.
+   */
+  readsOffThread: boolean;
   /** Whether the database sums a path's numbers itself (DocumentSelection `numbers`). */
   sumsNumbers: boolean;
   /** The most documents an answer may hold; called with the count when a scan would return more. */
@@ -208,8 +211,10 @@ export class ScanExecution {
    * For an aggregate that depends only on the first occurrence of each value at `path`
    * (`array::unique(*[_type == "post"].author._ref)`): the distinct values, each where the first
    * candidate holding it puts it, with null where the first candidate without one would put it;
-   * when the path's value rows stand for the candidates (valueWalk()). They are walked a page at a
-   * time in (value, id) order, so the first row of each value holds its first document. Null when
+   * when the path's value rows stand for the candidates (valueWalk()). Where the database reads
+   * beside this thread it groups them, one row per value with its least id (the `firsts`
+   * selection); else they are walked a page at a time in (value, id) order, so that the first row
+   * of each value holds its first document and the thread is never held for long. Null when
    * they do not stand for the candidates, when a value is held only in part (a long string: equal
    * starts are not equal values), or when an id's order in SQL might not be JavaScript's.
    */
@@ -219,7 +224,8 @@ export class ScanExecution {
     const { walk, where, select } = walked;
     const firsts: { value: unknown; id: string }[] = [];
     let previous: string | null = null;
-    for await (const rows of this.rowPages(walkQuery(walk, select, pageSize), pageSize)) {
+    const pages = this.context.readsOffThread ? [await this.rows(walkQuery(walk, { kind: 'firsts' }, null))] : this.rowPages(walkQuery(walk, select, pageSize), pageSize);
+    for await (const rows of pages) {
       for (const row of rows) {
         const encoded = row.values![0]!;
         if (encoded === previous) continue;
@@ -284,7 +290,7 @@ export class ScanExecution {
       next = null;
       // Where the database reads beside this thread, the next page is read while the evaluator
       // works on this one (memory then holds two pages).
-      if (query && this.context.readAhead) {
+      if (query && this.context.readsOffThread) {
         next = this.rows(query);
         // It may fail while this page is out: handled here, it still throws where it is awaited.
         next.catch(() => undefined);

@@ -164,7 +164,7 @@ export class StoreDocumentSource implements DocumentSource {
   private context(): ScanContext {
     return {
       batcher: this.batcher,
-      readAhead: this.reads.documentIndex.readsOffThread,
+      readsOffThread: this.reads.documentIndex.readsOffThread,
       sumsNumbers: this.reads.documentIndex.sumsNumbers,
       verbatim: this.verbatim,
       ...(this.limit ? { limit: this.limit } : {}),

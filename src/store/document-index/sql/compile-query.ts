@@ -21,6 +21,8 @@ export interface RawRow {
   content?: unknown;
   sort_value?: string;
   n?: number;
+  /** A sliced count's first statement: the id its slice ends at (QuerySlices). */
+  slice_end?: string | null;
   /** A `numbers` selection's columns (the count of numbers is `n`). */
   others?: number | string;
   total?: number | string | null;
@@ -35,7 +37,7 @@ export interface CompiledQuery {
   statement: Sql;
   /** The names of the selected columns, in order. */
   columns: readonly string[];
-  /** The statement's order in terms of its columns, for a batch that orders its rows again; null for a count or a summary (one row). */
+  /** The statement's order in terms of its columns, for a batch that orders its rows again; null for an aggregate (in no order). */
   resultOrder: string | null;
   /** With a values selection: the column each path's value is read from. */
   valueColumns: readonly string[];
@@ -96,7 +98,12 @@ const PATH_ROWS: PathCompilers = {
 
 const readsContent = (select: DocumentSelection) => select.kind === 'content' || select.kind === 'paths';
 
-export function compileQuery(dialect: IndexDialect, scope: Scope, query: DocumentQuery, plan: IndexPlan): CompiledQuery {
+/**
+ * `through`: where the rows come in id order, only those up to and including the id it evaluates
+ * to, in the order's direction (QuerySlices). A constant for the statement, so that it bounds the
+ * walk of the index rather than filter each row to its end.
+ */
+export function compileQuery(dialect: IndexDialect, scope: Scope, query: DocumentQuery, plan: IndexPlan, through?: Sql): CompiledQuery {
   const { select, order, after } = query;
   if (readsContent(select) && order.kind === 'value' && query.limit !== null) return windowThenContent(dialect, scope, query, plan);
   const rows = (PATH_ROWS[plan.path.kind] as (path: AccessPath, scope: Scope, dialect: IndexDialect) => PathRows)(plan.path, scope, dialect);
@@ -109,21 +116,31 @@ export function compileQuery(dialect: IndexDialect, scope: Scope, query: Documen
     rows.alias !== 'e' && ((select.kind === 'values' && select.paths.some((path) => !onPath(path))) || (order.kind === 'value' && !sortedByPath) || filter.some((part) => holds(part, ['value', 'contains', 'shape'])));
   // The alias whose id and scope columns the other tables and the predicates correlate with.
   const row = rows.alias === 'x' && joinsDocuments ? 'd' : rows.alias;
+  // In a slice, the bounds on ids are on the path's own rows, and the tables joined meet them by an
+  // opaque id: SQLite carried a bound through the join's equality and read the joined table by that
+  // range instead of by key (a lookup by slug read every document before the bound).
+  const sliced = through !== undefined;
+  const bounded = sliced ? rows.alias : row;
+  const joinedId = sliced ? dialect.opaque(`${rows.alias}.id`) : `${rows.alias}.id`;
   const direction = order.descending ? ' DESC' : '';
-  const orderBy = order.kind === 'value' ? `${sortedByPath ? 'x.value' : 'sort_value'}${direction}, ${row}.id` : `${rows.idOrdered ? 'x.id' : `${row}.id`}${direction}`;
+  const orderBy = order.kind === 'value' ? `${sortedByPath ? 'x.value' : 'sort_value'}${direction}, ${row}.id` : `${rows.idOrdered || sliced ? `${rows.alias}.id` : `${row}.id`}${direction}`;
 
   const { selected, valueColumns } =
-    select.kind === 'numbers' ? summaryColumns(dialect, rows) : columnsOf(dialect, query, { row, joinsDocuments: rows.alias === 'd' || joinsDocuments, sortedByPath, onPath });
+    select.kind === 'numbers'
+      ? summaryColumns(dialect, rows)
+      : select.kind === 'firsts'
+        ? firstColumns(rows)
+        : columnsOf(dialect, query, { row, joinsDocuments: rows.alias === 'd' || joinsDocuments, sortedByPath, onPath });
 
   let from = rows.table;
   const where = [...rows.conditions];
   // Join conditions go to WHERE: PostgreSQL allows no ON with CROSS JOIN.
   if (joinsDocuments) {
     from = sql`${from} CROSS JOIN documents d`;
-    where.push(raw(`d.project_id = ${rows.alias}.project_id`), raw(`d.dataset = ${rows.alias}.dataset`), raw(`d.id = ${rows.alias}.id`));
+    where.push(raw(`d.project_id = ${rows.alias}.project_id`), raw(`d.dataset = ${rows.alias}.dataset`), raw(`d.id = ${joinedId}`));
   }
   if (joinsEntries) {
-    const entries = dialect.joinEntries(row, query.limit !== null ? 'window' : 'all');
+    const entries = dialect.joinEntries(row, query.limit !== null ? 'window' : 'all', row === rows.alias ? joinedId : `${row}.id`);
     from = sql`${from}${raw(entries.join)}`;
     where.push(...entries.conditions.map(raw));
   }
@@ -136,17 +153,22 @@ export function compileQuery(dialect: IndexDialect, scope: Scope, query: Documen
     where.push(sql`x.value ${raw(reach)} ${after.value}`, sql`(x.value ${raw(past)} ${after.value} OR x.id > ${after.id})`);
   }
   for (const part of filter) where.push(predicate(dialect, row, part));
-  if (after && after.value === undefined) where.push(sql`(${raw(row)}.id ${raw(order.descending ? '<' : '>')} ${after.id})`);
+  if (after && after.value === undefined) where.push(sql`(${raw(bounded)}.id ${raw(order.descending ? '<' : '>')} ${after.id})`);
+  if (through) {
+    if (order.kind !== 'id') throw new Error('BUG: a slice of rows not in id order');
+    where.push(sql`${raw(bounded)}.id ${raw(order.descending ? '>=' : '<=')} ${through}`);
+  }
 
   const columns = join(selected.map(([expression, name]) => sql`${expression} AS ${raw(name)}`));
   let statement = sql`SELECT ${columns} FROM ${from}${where.length > 0 ? sql` WHERE ${join(where, ' AND ')}` : raw('')}`;
-  const oneRow = select.kind === 'count' || select.kind === 'numbers';
-  if (!oneRow) {
+  const aggregate = select.kind === 'count' || select.kind === 'numbers' || select.kind === 'firsts';
+  if (select.kind === 'firsts') statement = sql`${statement} GROUP BY x.value`;
+  else if (!aggregate) {
     statement = sql`${statement} ORDER BY ${raw(orderBy)}`;
     if (query.limit !== null) statement = sql`${statement}${raw(` LIMIT ${Math.max(0, Math.floor(query.limit))} OFFSET ${Math.max(0, Math.floor(query.offset))}`)}`;
     else if (query.offset > 0) throw new Error('BUG: an offset without a limit');
   }
-  const resultOrder = oneRow ? null : order.kind === 'value' ? `sort_value${direction}, id` : `id${direction}`;
+  const resultOrder = aggregate ? null : order.kind === 'value' ? `sort_value${direction}, id` : `id${direction}`;
   return { statement, columns: selected.map(([, name]) => name), resultOrder, valueColumns };
 }
 
@@ -173,39 +195,76 @@ function walksInIdOrder(path: AccessPath): boolean {
 }
 
 /**
- * A count read a slice of `size` rows at a time, for an engine that reads on the server's thread:
- * `first` counts up to `size` rows (a smaller count is the answer, in one statement); `boundary`
- * finds the id of the last row of the slice after id `after` (none: fewer rows are left, which the
- * count with `after` then counts). The rows of a slice are stepped over, not selected. Null where
- * the plan's rows do not come in id order, since each slice would sort every row left.
+ * A query read a slice of its access path's rows at a time, for an engine that reads on the
+ * server's thread. A slice is some rows of the path (the rows its index yields, before the
+ * filter), so that a statement reads at most that many however few of them match: a page of
+ * posts without a value, or a count of those whose title matches a word, read every post in one
+ * statement. `first(size)` answers the query over the first slice of `size` rows, whose end it
+ * finds itself; `boundary(after, size)` finds the id of the last row of the slice of `size` rows
+ * after id `after` (none: fewer rows are left), which a count's first statement tells as well;
+ * `slice(after, through)` answers the query over the
+ * rows after `after` up to and including `through` (to the end when null). Null where the path's
+ * rows do not come in id order (each slice would sort every row left), or where a statement reads
+ * no more rows than it returns (no filter, and not a count).
  */
-export function compileCountSlices(
-  dialect: IndexDialect,
-  scope: Scope,
-  query: DocumentQuery,
-  plan: IndexPlan,
-  size: number,
-): { first: CompiledQuery; boundary(after: string | null): CompiledQuery } | null {
+export interface QuerySlices {
+  first(size: number): CompiledQuery;
+  boundary(after: string | null, size: number): CompiledQuery;
+  slice(after: string | null, through: string | null): CompiledQuery;
+}
+
+export function compileSlices(dialect: IndexDialect, scope: Scope, query: DocumentQuery, plan: IndexPlan): QuerySlices | null {
+  const { order } = query;
   // A count in a value's order counts only the documents with a value there: one statement.
-  if (query.select.kind !== 'count' || query.order.kind !== 'id' || !walksInIdOrder(plan.path)) return null;
+  if (order.kind !== 'id' || !walksInIdOrder(plan.path)) return null;
+  if (query.select.kind !== 'count' && (plan.filter.length === 0 || query.limit === null)) return null;
+  const bare = query.after?.id ?? null;
+  // The path's own rows, without the filter: the index alone is read.
   const ids = (after: string | null, offset: number, limit: number) =>
-    compileQuery(
-      dialect,
-      scope,
-      { ...query, select: { kind: 'values', paths: [], type: false }, order: { kind: 'id', descending: false }, offset, limit, ...(after === null ? {} : { after: { id: after } }) },
-      plan,
-    );
-  const first = sql`SELECT COUNT(*) AS n FROM (${ids(null, 0, size).statement}) slice`;
-  return { first: { statement: first, columns: ['n'], resultOrder: null, valueColumns: [] }, boundary: (after) => ids(after, size - 1, 1) };
+    compileQuery(dialect, scope, { ...startingAfter(query, after), select: { kind: 'values', paths: [], type: false }, offset, limit }, { path: plan.path, filter: [] });
+  return {
+    // Through the last of the first slice's rows, or the last row if fewer are left (read only then):
+    // never NULL but where no row is left.
+    // A count's first statement also says where the slice ends (slice_end; NULL: it read to the end).
+    first: (size) => {
+      const last = sql`(SELECT b.id FROM (${ids(bare, size - 1, 1).statement}) b)`;
+      const lastOfFewer = sql`(SELECT ${raw(order.descending ? 'MIN' : 'MAX')}(b.id) FROM (${ids(bare, 0, size).statement}) b)`;
+      const within = compileQuery(dialect, scope, startingAfter(query, bare), plan, sql`COALESCE(${last}, ${lastOfFewer})`);
+      if (query.select.kind !== 'count') return within;
+      return { ...within, statement: sql`SELECT (${within.statement}) AS n, ${last} AS slice_end`, columns: ['n', 'slice_end'] };
+    },
+    boundary: (after, size) => ids(after, size - 1, 1),
+    slice: (after, through) => compileQuery(dialect, scope, startingAfter(query, after), plan, through === null ? undefined : sql`${through}`),
+  };
+}
+
+/** The query with its rows after id `after` (from the start when null). */
+function startingAfter(query: DocumentQuery, after: string | null): DocumentQuery {
+  const rest = { ...query };
+  delete rest.after;
+  return after === null ? rest : { ...rest, after: { id: after } };
 }
 
 /** 2^53: the first magnitude past the safe integers. */
 const CLAMP = 2 ** 53;
 
+type Columns = { selected: [expression: Sql, name: string][]; valueColumns: string[] };
+
+function assertValueRows(rows: PathRows, what: string): void {
+  if (rows.alias !== 'x' || rows.valuePath === undefined) throw new Error(`BUG: ${what} not over a path's value rows`);
+}
+
+/** A `firsts` selection's columns, per group of equal values (GROUP BY x.value): the value, and the least id. */
+function firstColumns(rows: PathRows): Columns {
+  assertValueRows(rows, 'the first ids of values');
+  return { selected: [[raw('x.value'), 'v0'], [raw('MIN(x.id)'), 'id']], valueColumns: ['v0'] };
+}
+
 /** A `numbers` selection's columns: over the value rows of a path, what NumberSummary holds. */
-function summaryColumns(dialect: IndexDialect, rows: PathRows): { selected: [expression: Sql, name: string][]; valueColumns: string[] } {
+function summaryColumns(dialect: IndexDialect, rows: PathRows): Columns {
   const num = dialect.numberColumn;
-  if (num === null || rows.alias !== 'x' || rows.valuePath === undefined) throw new Error("BUG: a summary of numbers not over a path's value rows");
+  if (num === null) throw new Error('BUG: a summary of numbers on an engine without a number column');
+  assertValueRows(rows, 'a summary of numbers');
   const x = `x.${num}`;
   // Sums of the numbers clamped to ±2^53, which no count of rows makes overflow (an error in
   // PostgreSQL): a sum with a number clamped has a magnitude past 2^53 - 1, and is not used.
@@ -226,7 +285,7 @@ function columnsOf(
   dialect: IndexDialect,
   { select, order }: DocumentQuery,
   layout: { row: string; joinsDocuments: boolean; sortedByPath: boolean; onPath(path: string): boolean },
-): { selected: [expression: Sql, name: string][]; valueColumns: string[] } {
+): Columns {
   if (select.kind === 'count') return { selected: [[raw('COUNT(*)'), 'n']], valueColumns: [] };
   const selected: [expression: Sql, name: string][] = [[raw(`${layout.row}.id`), 'id']];
   const valueColumns: string[] = [];

@@ -1,0 +1,154 @@
+// On SQLite, whose reads run on the server's thread, a count or a window whose rows come in id
+// order is read a slice of its access path's rows per statement, with the event loop free between
+// them (DocumentIndexReader.inSlices): a statement reads at most a slice's rows however few of them
+// match. The answers must be exactly those of one statement, whatever the slice, and a sparse
+// query must take several statements. On a real SQLite file.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { DocumentIndexReader } from '../../src/store/document-index/reader.ts';
+import { and, not, type DocumentCondition, type DocumentQuery, type DocumentSelection } from '../../src/store/document-index/document-query.ts';
+import { encodeScalar } from '../../src/store/document-index/values.ts';
+import type { SqlExecutor } from '../../src/store/sql.ts';
+import { countingStatements, stored, useIndexedSqlite } from '../helpers/indexed-sqlite.ts';
+
+const DOCUMENTS = stored(
+  Array.from({ length: 23 }, (_, i) => ({
+    _id: `d${String(i).padStart(2, '0')}`,
+    _type: i % 7 < 4 ? 'post' : 'page',
+    n: i % 3,
+    k: i,
+    ...(i % 2 === 0 ? { ref: { _type: 'reference', _ref: 'd00' } } : {}),
+  })),
+);
+const POSTS = DOCUMENTS.filter((d) => d._type === 'post');
+
+const equal = (path: string, value: number): DocumentCondition => ({ kind: 'value', path, low: { value: encodeScalar(value), inclusive: true }, high: { value: encodeScalar(value), inclusive: true } });
+const TYPE_POST: DocumentCondition = { kind: 'type', types: ['post'] };
+
+type Doc = (typeof DOCUMENTS)[number];
+const isPost = (d: Doc) => d._type === 'post';
+
+/** Conditions whose rows come in id order (read in slices; some with a filter on each row), or not (one statement), with what they match. */
+const CONDITIONS: { name: string; where: DocumentCondition; matches: (d: Doc) => boolean }[] = [
+  { name: 'every document', where: { kind: 'all' }, matches: () => true },
+  { name: 'one type', where: TYPE_POST, matches: isPost },
+  { name: 'two types', where: { kind: 'type', types: ['post', 'page'] }, matches: () => true },
+  { name: 'a value', where: equal('n', 1), matches: (d) => d.n === 1 },
+  { name: 'ids in a range', where: { kind: 'idRange', low: { value: 'd05', inclusive: true } }, matches: (d) => d._id >= 'd05' },
+  { name: 'a type, not a value', where: and([TYPE_POST, not(equal('n', 1))]), matches: (d) => isPost(d) && d.n !== 1 },
+  { name: 'a type and a value', where: and([TYPE_POST, equal('n', 2)]), matches: (d) => isPost(d) && d.n === 2 },
+  // No index drives a negation: the type's rows are read, and only the last (d22) matches.
+  { name: 'a type, only the last document', where: and([TYPE_POST, not({ kind: 'value', path: 'k', high: { value: encodeScalar(21), inclusive: true } })]), matches: (d) => isPost(d) && (d.k as number) > 21 },
+];
+
+/** The ids a window of a query holds, from the documents themselves. */
+function expectedIds(query: DocumentQuery, matches: (d: Doc) => boolean): string[] {
+  const descending = query.order.kind === 'id' && query.order.descending;
+  const after = query.after?.id;
+  const ids = DOCUMENTS.filter(matches)
+    .map((d) => d._id)
+    .filter((id) => after === undefined || (descending ? id < after : id > after))
+    .sort();
+  if (descending) ids.reverse();
+  return ids.slice(query.offset, query.offset + (query.limit ?? ids.length));
+}
+
+describe('reads in slices (SQLite)', () => {
+  const indexed = useIndexedSqlite(DOCUMENTS);
+  const db = () => indexed.db();
+  const whole = () => new DocumentIndexReader(db(), () => 1_000, undefined, 1_000_000);
+
+  /** The database, counting every statement. */
+  function counting(): { executor: SqlExecutor; statements: () => number } {
+    const { executor, count } = countingStatements(db(), 'all', 'SELECT');
+    return { executor, statements: count };
+  }
+
+  const count = (where: DocumentCondition): DocumentQuery => ({ where, order: { kind: 'id', descending: false }, offset: 0, limit: null, select: { kind: 'count' } });
+  const counted = async (reader: DocumentIndexReader, where: DocumentCondition) => {
+    const result = await reader.query('p', 'production', count(where));
+    return 'count' in result ? result.count : null;
+  };
+  const rowsOf = async (reader: DocumentIndexReader, query: DocumentQuery) => {
+    const result = await reader.query('p', 'production', query);
+    return 'rows' in result ? result.rows : null;
+  };
+
+  it('gives the exact count, whatever the slice', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: 30 }), async (slice) => {
+        const reader = new DocumentIndexReader(db(), () => 1_000, undefined, slice);
+        for (const condition of CONDITIONS) {
+          const expected = DOCUMENTS.filter(condition.matches).length;
+          expect([condition.name, slice, await counted(reader, condition.where)]).toEqual([condition.name, slice, expected]);
+        }
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it('gives the exact window, whatever the slice, window, direction and page, with the rows of a reader that slices by more than all rows', async () => {
+    const selections: DocumentSelection[] = [{ kind: 'content' }, { kind: 'values', paths: ['n'], type: true }, { kind: 'paths', paths: [['n'], ['ref', '_ref']] }];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 30 }),
+        fc.constantFrom(...CONDITIONS),
+        fc.integer({ min: 0, max: 8 }),
+        fc.integer({ min: 1, max: 12 }),
+        fc.boolean(),
+        fc.option(fc.integer({ min: 0, max: 22 }), { nil: undefined }),
+        fc.constantFrom(...selections),
+        async (slice, condition, offset, limit, descending, afterIndex, select) => {
+          const query: DocumentQuery = {
+            where: condition.where,
+            order: { kind: 'id', descending },
+            offset,
+            limit,
+            select,
+            ...(afterIndex === undefined ? {} : { after: { id: DOCUMENTS[afterIndex]!._id } }),
+          };
+          const reader = new DocumentIndexReader(db(), () => 1_000, undefined, slice);
+          const rows = await rowsOf(reader, query);
+          expect(rows?.map((row) => row.id)).toEqual(expectedIds(query, condition.matches));
+          expect(rows).toEqual(await rowsOf(whole(), query));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it("counts in a value's order only the documents with a value there", async () => {
+    const reader = new DocumentIndexReader(db(), () => 1_000, undefined, 4);
+    const withRef = DOCUMENTS.filter((d) => 'ref' in d).length;
+    const result = await reader.query('p', 'production', { ...count({ kind: 'all' }), order: { kind: 'value', path: 'ref._ref', descending: false } });
+    expect('count' in result && result.count).toBe(withRef);
+  });
+
+  it('reads a query that matches few of its rows in several statements, and one that fits a slice in one', async () => {
+    const { executor, statements } = counting();
+    const reader = new DocumentIndexReader(executor, () => 1_000, undefined, 4);
+    // Once, so that the plan's own counts are known (they are sliced too).
+    for (const condition of CONDITIONS) await counted(reader, condition.where);
+    const slicesOfPosts = Math.ceil(POSTS.length / 4);
+    const measured = async (read: () => Promise<unknown>) => {
+      const before = statements();
+      await read();
+      return statements() - before;
+    };
+    // The only match is the last post: every slice of the posts is read. The first statement (a
+    // count's also says where its slice ends), then a look for the end of each slice and the slice.
+    const last = CONDITIONS.find((c) => c.name === 'a type, only the last document')!.where;
+    expect(await measured(() => counted(reader, last))).toBe(1 + 2 * (slicesOfPosts - 1));
+    const window: DocumentQuery = { where: last, order: { kind: 'id', descending: false }, offset: 0, limit: 1, select: { kind: 'content' } };
+    expect(await measured(() => rowsOf(reader, window))).toBe(2 + 2 * (slicesOfPosts - 1));
+    // The first post matches: the window is full after the first statement.
+    expect(await measured(() => rowsOf(reader, { ...window, where: TYPE_POST }))).toBe(1);
+    expect(await measured(() => rowsOf(reader, { ...window, where: and([TYPE_POST, not(equal('n', 1))]) }))).toBe(1);
+    // Without a filter a whole slice is counted by finding its end: the first statement, a look per slice, and the rest's count.
+    expect(await measured(() => counted(reader, { kind: 'all' }))).toBe(1 + Math.ceil(DOCUMENTS.length / 4));
+    // A count within a slice is one statement.
+    expect(await measured(() => counted(reader, { kind: 'idRange', high: { value: 'd02', inclusive: true } }))).toBe(1);
+    // Rows of two types come in two runs of ids: sorting them for every slice would cost more than one statement.
+    expect(await measured(() => counted(reader, { kind: 'type', types: ['post', 'page'] }))).toBe(1);
+  });
+});
