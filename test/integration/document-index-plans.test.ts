@@ -12,7 +12,8 @@ import { jsonColumn } from '../../src/store/sql.ts';
 import { compileSql } from '../../src/store/sql-fragment.ts';
 import { sqlDialect } from '../../src/store/dialects/dialect.ts';
 import { indexDialect } from '../../src/store/document-index/dialects/dialect.ts';
-import type { DocumentQuery } from '../../src/store/document-index/document-query.ts';
+import type { DocumentCondition, DocumentQuery } from '../../src/store/document-index/document-query.ts';
+import { encodeScalar } from '../../src/store/document-index/values.ts';
 import type { StoredDocument } from '../../src/store/index.ts';
 
 const NOW = '2026-01-01T00:00:00.000Z';
@@ -59,7 +60,17 @@ describe(`document index plans (${testEngine})`, () => {
       _createdAt: NOW,
       _updatedAt: NOW,
     }));
-    await app.services.store.transaction((tx) => tx.documents.putMany(projectId, 'production', [...documents, ...events]));
+    // Notes that share a value and a reference: their pages past the first are read after an id.
+    const notes: StoredDocument[] = Array.from({ length: 60 }, (_, i) => ({
+      _id: `note-${String(i).padStart(5, '0')}`,
+      _type: 'note',
+      tag: 'shared',
+      about: { _type: 'reference', _ref: 'doc-00000' },
+      _rev: 'r',
+      _createdAt: NOW,
+      _updatedAt: NOW,
+    }));
+    await app.services.store.transaction((tx) => tx.documents.putMany(projectId, 'production', [...documents, ...events, ...notes]));
   });
 
   // The second page of `math::sum(*[_type == "post"].views)`: the type in id order after the last id seen.
@@ -125,6 +136,35 @@ describe(`document index plans (${testEngine})`, () => {
     const ids = rows.map((row) => jsonColumn<{ _id: string }>(row.content)._id);
     // The last day's events, ties in id order.
     expect(ids).toEqual(Array.from({ length: 20 }, (_, k) => `event-${String(2 + 3 * k).padStart(5, '0')}`));
+  });
+
+  it("reads the documents of a page after an id by key, on a value's or a reference's rows", async () => {
+    // SQLite carried `x.id > ?` through `d.id = x.id` and read the documents by that range, for
+    // each of the page's rows: a page of a value's documents read every document past the bound.
+    const notes = Array.from({ length: 60 }, (_, i) => `note-${String(i).padStart(5, '0')}`);
+    for (const where of [
+      { kind: 'and', conditions: [{ kind: 'type', types: ['note'] }, { kind: 'value', path: 'tag', low: { value: encodeScalar('shared'), inclusive: true }, high: { value: encodeScalar('shared'), inclusive: true } }] },
+      { kind: 'and', conditions: [{ kind: 'type', types: ['note'] }, { kind: 'references', ids: ['doc-00000'] }] },
+    ] satisfies DocumentCondition[]) {
+      const after: DocumentQuery = { where, order: { kind: 'id', descending: false }, offset: 0, limit: 10, after: { id: notes[20]! }, select: { kind: 'content' } };
+      const { sql, params } = app.services.store.documentIndex.describe(projectId, 'production', after);
+      await withConnection(app.db, {
+        sqlite: (db) => {
+          const steps = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((row) => row.detail);
+          const documents = steps.filter((step) => /^(SEARCH|SCAN) d\b/.test(step));
+          expect(documents.length, sql).toBe(1);
+          expect(documents[0], sql).toMatch(/\bid=\?/);
+          expect(documents[0], sql).not.toMatch(/\bid[<>]/);
+        },
+        postgres: async (client) => {
+          const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${toPositionalParams(sql)}`, [...params]);
+          expect(rowsRead(rows[0]!['QUERY PLAN'][0].Plan, 'documents')).toBeLessThanOrEqual(notes.length);
+        },
+      });
+      const page = await app.services.store.documentIndex.query(projectId, 'production', after);
+      const ids = ('rows' in page ? page.rows : []).map((row) => jsonColumn<{ _id: string }>(row.content)._id);
+      expect(ids).toEqual(notes.slice(21, 31));
+    }
   });
 
   it("expands a written batch's index rows from its own entries rows, found by key", async () => {

@@ -32,7 +32,7 @@ export const postgresIndexDialect: IndexDialect = {
       ? { join: ` CROSS JOIN LATERAL (SELECT * FROM document_entries e WHERE e.project_id = ${row}.project_id AND e.dataset = ${row}.dataset AND e.id = ${rowId} OFFSET 0) e`, conditions: [] }
       : { join: ' CROSS JOIN document_entries e', conditions: [`e.project_id = ${row}.project_id`, `e.dataset = ${row}.dataset`, `e.id = ${rowId}`] },
 
-  // PostgreSQL reads on its own processes and never runs a query in slices (QuerySlices): the column as it is.
+  // PostgreSQL plans the join by its own statistics, and has no unary plus for text: the column as it is.
   opaque: (column) => column,
 
   /** One statement, one round trip: a LATERAL join over the queries' parameter lists. */

@@ -116,14 +116,15 @@ export function compileQuery(dialect: IndexDialect, scope: Scope, query: Documen
     rows.alias !== 'e' && ((select.kind === 'values' && select.paths.some((path) => !onPath(path))) || (order.kind === 'value' && !sortedByPath) || filter.some((part) => holds(part, ['value', 'contains', 'shape'])));
   // The alias whose id and scope columns the other tables and the predicates correlate with.
   const row = rows.alias === 'x' && joinsDocuments ? 'd' : rows.alias;
-  // In a slice, the bounds on ids are on the path's own rows, and the tables joined meet them by an
-  // opaque id: SQLite carried a bound through the join's equality and read the joined table by that
-  // range instead of by key (a lookup by slug read every document before the bound).
-  const sliced = through !== undefined;
-  const bounded = sliced ? rows.alias : row;
-  const joinedId = sliced ? dialect.opaque(`${rows.alias}.id`) : `${rows.alias}.id`;
+  // Bounds on ids (a page after an id, a slice) are on the path's own rows, and the tables joined
+  // meet them by an opaque id: SQLite carried a bound through the join's equality and read the
+  // joined table by that range instead of by key (a page of a value's documents read every
+  // document past the bound for each of its rows).
+  const boundsIds = through !== undefined || (after !== undefined && after.value === undefined);
+  const bounded = boundsIds ? rows.alias : row;
+  const joinedId = boundsIds ? dialect.opaque(`${rows.alias}.id`) : `${rows.alias}.id`;
   const direction = order.descending ? ' DESC' : '';
-  const orderBy = order.kind === 'value' ? `${sortedByPath ? 'x.value' : 'sort_value'}${direction}, ${row}.id` : `${rows.idOrdered || sliced ? `${rows.alias}.id` : `${row}.id`}${direction}`;
+  const orderBy = order.kind === 'value' ? `${sortedByPath ? 'x.value' : 'sort_value'}${direction}, ${row}.id` : `${rows.idOrdered || boundsIds ? `${rows.alias}.id` : `${row}.id`}${direction}`;
 
   const { selected, valueColumns } =
     select.kind === 'numbers'
