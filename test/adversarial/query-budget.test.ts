@@ -137,3 +137,33 @@ describe(`queries answered by a worker (${testEngine})`, () => {
     expect(ok(await clientOf(inWorker).query(query)).result).toEqual(expected);
   });
 });
+
+describe(`a streamed answer whose later pages would hold more (${testEngine})`, () => {
+  // Pages after the first were up to ten times its size: with a subquery per author, the second
+  // page held more documents than the main thread may, after the answer had begun, and the
+  // response broke off. The main thread holds 1,500 here; 3,000 authors with a post each.
+  const AUTHORS = 3000;
+  let app: TestApp;
+  let data: ReturnType<typeof dataClient>;
+
+  beforeAll(async () => {
+    app = await startTestApp({ QUERY_MAIN_THREAD_DOCUMENTS: '1500', QUERY_SLICE_MS: '60000' });
+    const admin = await app.login();
+    const project = await createProject(app, admin);
+    const lines = Array.from({ length: AUTHORS }, (_, i) => [
+      JSON.stringify({ _id: `author-${String(i).padStart(5, '0')}`, _type: 'author', name: `Author ${i}` }),
+      JSON.stringify({ _id: `post-${String(i).padStart(5, '0')}`, _type: 'post', author: { _type: 'reference', _ref: `author-${String(i).padStart(5, '0')}` } }),
+    ]).flat();
+    ok(await app.request('POST', '/api/v1/data/import/production', { token: admin, headers: { 'x-project': project.slug, 'content-type': 'application/x-ndjson' }, rawBody: lines.join('\n') }));
+    data = dataClient(app, admin, project.slug);
+  });
+  afterAll(async () => {
+    await app.close();
+  });
+
+  it('is answered whole on the main thread, each author with its post', async () => {
+    const result = ok(await data.query('*[_type == "author"]{_id, "posts": *[_type == "post" && references(^._id)][0...3]._id}')).result as { _id: string; posts: string[] }[];
+    expect(result).toHaveLength(AUTHORS);
+    expect(result.filter((author) => author.posts.length !== 1 || author.posts[0] !== author._id.replace('author', 'post'))).toEqual([]);
+  });
+});

@@ -182,7 +182,7 @@ export class ScanExecution {
    * first page is the size of a page of whole documents, so that a small result is one statement
    * of a small page; pages assembled from a few values are larger.
    */
-  async *pages(sizes: { documents: number; values: number }): AsyncGenerator<ScanAnswer> {
+  async *pages(sizes: { documents: number; values: number }, cap?: () => number): AsyncGenerator<ScanAnswer> {
     const { where, applied, exact, select } = await this.prepare();
     if (exact && this.request.count) {
       yield await this.count(where, applied);
@@ -191,7 +191,7 @@ export class ScanExecution {
     const walked = exact && this.request.unordered ? await this.valueWalk(where, select) : null;
     const first: DocumentQuery =
       walked === null ? { where, order: { kind: 'id', descending: false }, offset: 0, limit: sizes.documents, select } : walkQuery(walked, select, sizes.values);
-    for await (const rows of this.rowPages(first, select.kind === 'values' ? sizes.values : sizes.documents)) {
+    for await (const rows of this.rowPages(first, select.kind === 'values' ? sizes.values : sizes.documents, cap)) {
       yield { documents: await this.documents(rows, select), applied, windowed: false, ...(walked === null ? {} : { reordered: true }) };
     }
   }
@@ -279,8 +279,12 @@ export class ScanExecution {
     }
   }
 
-  /** The rows of `first` and of each query after its last row, a page at a time, until a page is not full. */
-  private async *rowPages(first: DocumentQuery, pageSize: number): AsyncGenerator<DocumentRow[]> {
+  /**
+   * The rows of `first` and of each query after its last row, a page at a time, until a page is not
+   * full. `cap`: the most rows a page after the first may hold, asked as it is requested.
+   */
+  private async *rowPages(first: DocumentQuery, pageSize: number, cap?: () => number): AsyncGenerator<DocumentRow[]> {
+    const sized = (query: DocumentQuery): DocumentQuery => (cap ? { ...query, limit: Math.max(1, Math.min(pageSize, cap())) } : query);
     let query: DocumentQuery | null = first;
     let next: Promise<DocumentRow[]> | null = this.rows(first);
     while (query && next) {
@@ -291,6 +295,7 @@ export class ScanExecution {
       // Where the database reads beside this thread, the next page is read while the evaluator
       // works on this one (memory then holds two pages).
       if (query && this.context.readsOffThread) {
+        query = sized(query);
         next = this.rows(query);
         // It may fail while this page is out: handled here, it still throws where it is awaited.
         next.catch(() => undefined);
@@ -299,7 +304,10 @@ export class ScanExecution {
         await new Promise((resolve) => setImmediate(resolve));
       }
       yield rows;
-      if (query && !next) next = this.rows(query);
+      if (query && !next) {
+        query = sized(query);
+        next = this.rows(query);
+      }
     }
   }
 

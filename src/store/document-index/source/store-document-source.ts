@@ -117,12 +117,23 @@ export class StoreDocumentSource implements DocumentSource {
   /**
    * A streamed query's scan, a page at a time. What was cached for the previous page (its
    * subqueries and dereferences) is dropped before the next: memory holds one page.
+   *
+   * Under a limit on the documents held (the main thread), the first page decides, before the
+   * answer begins, whether the query fits; a page after it is sized by what the pages before held
+   * per row, so that it holds about half the limit: pages of 10,000 values, each with a subquery
+   * of three documents, outgrew the limit with the answer half sent. Until a page has been worked
+   * on (the next is read ahead), pages are the first one's size.
    */
   async *pages(request: ScanRequest): AsyncGenerator<ScanAnswer> {
     const execution = this.streamed(request);
     if (!this.reports.has(request.scan)) this.reports.set(request.scan, execution.report);
-    for await (const page of execution.pages(this.pageSizes)) {
+    const limit = this.limit;
+    let heldPerRow: number | undefined;
+    const cap = limit && (() => (heldPerRow === undefined ? this.pageSizes.documents : heldPerRow === 0 ? Infinity : Math.floor(limit.documents / 2 / heldPerRow)));
+    for await (const page of execution.pages(this.pageSizes, cap)) {
       yield page;
+      const rows = page.documents?.length ?? 0;
+      if (rows > 0) heldPerRow = Math.max(heldPerRow ?? 0, this.held() / rows);
       this.answers.clear();
       this.byId.clear();
     }
