@@ -45,10 +45,11 @@ describe('the compiled statement of each access path', () => {
   it('reads a page of a type after the last id, with its values from the entries rows (by key on PostgreSQL, for a window)', () => {
     const query: DocumentQuery = { where: { kind: 'type', types: ['post'] }, order: byId, offset: 0, limit: 1000, after: { id: 'post-9' }, select: { kind: 'values', paths: ['views'], type: true } };
     const plan: IndexPlan = { path: { kind: 'by-type', types: ['post'] }, filter: [] };
+    // The entries row meets the page's bound row by an opaque id: SQLite would carry the bound to it through `e.id = d.id`.
     expect(compiled('sqlite', query, plan)).toEqual({
       text:
         'SELECT d.id AS id, d.type AS type, json_extract(e.vals, ?) AS v0 FROM documents d CROSS JOIN document_entries e WHERE d.project_id = ? AND d.dataset = ? AND d.type IN (?) ' +
-        'AND e.project_id = d.project_id AND e.dataset = d.dataset AND e.id = d.id AND (d.id > ?) ORDER BY d.id LIMIT 1000 OFFSET 0',
+        'AND e.project_id = d.project_id AND e.dataset = d.dataset AND e.id = +d.id AND (d.id > ?) ORDER BY d.id LIMIT 1000 OFFSET 0',
       params: ['$."views"', 'p', 'd', 'post', 'post-9'],
     });
     expect(compiled('postgres', query, plan)).toEqual({

@@ -203,10 +203,10 @@ function walksInIdOrder(path: AccessPath): boolean {
  * statement. `first(size)` answers the query over the first slice of `size` rows, whose end it
  * finds itself; `boundary(after, size)` finds the id of the last row of the slice of `size` rows
  * after id `after` (none: fewer rows are left), which a count's first statement tells as well;
- * `slice(after, through)` answers the query over the
- * rows after `after` up to and including `through` (to the end when null). Null where the path's
- * rows do not come in id order (each slice would sort every row left), or where a statement reads
- * no more rows than it returns (no filter, and not a count).
+ * `slice(after, through)` answers the query over the rows after `after` up to and including
+ * `through` (to the end when null). Null where the path's rows do not come in id order (each slice
+ * would sort every row left), or where a statement reads no more rows than it returns (no filter,
+ * and not a count).
  */
 export interface QuerySlices {
   first(size: number): CompiledQuery;
