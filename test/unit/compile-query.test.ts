@@ -107,7 +107,7 @@ describe('the compiled statement of each access path', () => {
     const query: DocumentQuery = { where: { kind: 'type', types: ['post'] }, order: { kind: 'value', path: 'day', descending: true }, offset: 0, limit: 20, select: { kind: 'content' } };
     expect(compiled('sqlite', query, { path: { kind: 'value-walk', path: 'day' }, filter: [{ kind: 'type', types: ['post'] }] })).toEqual({
       text:
-        'SELECT d.id AS id, d.type AS type, json(d.content) AS content, w.sort_value AS sort_value FROM (SELECT d.id AS id, d.type AS type, x.value AS sort_value ' +
+        'SELECT d.id AS id, d.type AS type, json(d.content) AS content, w.sort_value AS sort_value FROM (SELECT d.id AS id, x.value AS sort_value ' +
         'FROM document_values x CROSS JOIN documents d WHERE x.project_id = ? AND x.dataset = ? AND x.path = ? AND d.project_id = x.project_id AND d.dataset = x.dataset AND d.id = x.id ' +
         'AND d.type IN (?) ORDER BY x.value DESC, d.id LIMIT 20 OFFSET 0) w CROSS JOIN documents d WHERE d.project_id = ? AND d.dataset = ? AND d.id = w.id ORDER BY w.sort_value DESC, w.id',
       params: ['p', 'd', 'day', 'post', 'p', 'd'],

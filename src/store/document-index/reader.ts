@@ -120,7 +120,8 @@ export class DocumentIndexReader {
    * A count or a window on an engine that reads on the server's thread, read a slice of its access
    * path's rows per statement with the event loop free between them (compileSlices): one
    * statement over a million rows would hold every other request. Slices start small, so that a
-   * window the first rows fill costs little more than one statement, and double up to sliceRows.
+   * window the first rows fill costs little more than one statement, and double up to sliceRows;
+   * a window's slice is never smaller than what it still wants (a page is bounded by its size).
    * Null where the query is read in one statement.
    */
   private async inSlices(scope: Scope, query: DocumentQuery, plan: IndexPlan, planOnce: boolean): Promise<DocumentQueryResult | null> {
@@ -130,11 +131,14 @@ export class DocumentIndexReader {
     const slices = compileSlices(this.dialect, scope, wanted === null ? query : { ...query, offset: 0, limit: wanted }, plan);
     if (!slices) return null;
     const all = (compiled: CompiledQuery, once = false) => this.db.all<RawRow>(compiled.statement, [], { planOnce: once });
-    let size = Math.min(FIRST_SLICE_ROWS, this.sliceRows);
+    // A window's slice holds at least the rows it still wants, which fewer rows could not give:
+    // a page of 10,000 ids, most of them matching, took several statements of 5,000.
+    const rows: RawRow[] = [];
+    const atLeastWanted = (slice: number) => Math.max(slice, wanted === null ? 0 : wanted - rows.length);
+    let size = atLeastWanted(Math.min(FIRST_SLICE_ROWS, this.sliceRows));
     const first = slices.first(size);
     const sql = this.compile(first).text;
     let count = 0;
-    const rows: RawRow[] = [];
     const full = () => wanted !== null && rows.length >= wanted;
     const boundary = async (after: string | null) => (await all(slices.boundary(after, size)))[0]?.id ?? null;
     // Where the statement's slice ended (none: it read to the end of the rows).
@@ -149,7 +153,7 @@ export class DocumentIndexReader {
     }
     while (end !== null && !full()) {
       const after = end;
-      size = Math.min(size * 2, this.sliceRows);
+      size = atLeastWanted(Math.min(size * 2, this.sliceRows));
       await new Promise((resolve) => setImmediate(resolve));
       end = await boundary(after);
       if (!counting) rows.push(...(await all(slices.slice(after, end))));

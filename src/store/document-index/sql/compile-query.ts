@@ -220,15 +220,20 @@ export function compileSlices(dialect: IndexDialect, scope: Scope, query: Docume
   if (order.kind !== 'id' || !walksInIdOrder(plan.path)) return null;
   if (query.select.kind !== 'count' && (plan.filter.length === 0 || query.limit === null)) return null;
   const bare = query.after?.id ?? null;
-  // The path's own rows, without the filter: the index alone is read.
-  const ids = (after: string | null, offset: number, limit: number) =>
-    compileQuery(dialect, scope, { ...startingAfter(query, after), select: { kind: 'values', paths: [], type: false }, offset, limit }, { path: plan.path, filter: [] });
+  // The path's own ids, without the filter: an index alone is read. The entries rows are read
+  // whole (their table is their index), so a walk of them is sliced by the dataset's documents,
+  // one per entries row, on the documents' key.
+  const driving: IndexPlan = { path: plan.path.kind === 'entries-walk' ? { kind: 'full-scan' } : plan.path, filter: [] };
+  const ids = (after: string | null, offset: number, limit: number): CompiledQuery => {
+    const rows = compileQuery(dialect, scope, { ...startingAfter(query, after), select: { kind: 'values', paths: [], type: false }, offset, limit }, driving);
+    return { ...rows, statement: sql`SELECT b.id AS id FROM (${rows.statement}) b`, columns: ['id'] };
+  };
   return {
     // Through the last of the first slice's rows, or the last row if fewer are left (read only then):
     // never NULL but where no row is left.
-    // A count's first statement also says where the slice ends (slice_end; NULL: it read to the end).
+    // A count's first statement also says where its slice ends (slice_end; NULL: it read to the end).
     first: (size) => {
-      const last = sql`(SELECT b.id FROM (${ids(bare, size - 1, 1).statement}) b)`;
+      const last = sql`(${ids(bare, size - 1, 1).statement})`;
       const lastOfFewer = sql`(SELECT ${raw(order.descending ? 'MIN' : 'MAX')}(b.id) FROM (${ids(bare, 0, size).statement}) b)`;
       const within = compileQuery(dialect, scope, startingAfter(query, bare), plan, sql`COALESCE(${last}, ${lastOfFewer})`);
       if (query.select.kind !== 'count') return within;
@@ -290,7 +295,9 @@ function columnsOf(
   if (select.kind === 'count') return { selected: [[raw('COUNT(*)'), 'n']], valueColumns: [] };
   const selected: [expression: Sql, name: string][] = [[raw(`${layout.row}.id`), 'id']];
   const valueColumns: string[] = [];
-  if (layout.joinsDocuments) selected.push([raw('d.type'), 'type']);
+  // Ids alone (a slice's end, a window's ids) leave the type out, so that an index of ids is read alone.
+  const idsAlone = select.kind === 'values' && !select.type && select.paths.length === 0;
+  if (layout.joinsDocuments && !idsAlone) selected.push([raw('d.type'), 'type']);
   if (select.kind !== 'values') selected.push([raw(dialect.content(select)), 'content']);
   else {
     select.paths.forEach((path, i) => {
