@@ -230,8 +230,8 @@ export function compileSlices(dialect: IndexDialect, scope: Scope, query: Docume
   };
   return {
     // Through the last of the first slice's rows, or the last row if fewer are left (read only then):
-    // never NULL but where no row is left.
-    // A count's first statement also says where its slice ends (slice_end; NULL: it read to the end).
+    // never NULL but where no row is left. A count's first statement also says where its slice
+    // ends (slice_end; NULL: it read to the end).
     first: (size) => {
       const last = sql`(${ids(bare, size - 1, 1).statement})`;
       const lastOfFewer = sql`(SELECT ${raw(order.descending ? 'MIN' : 'MAX')}(b.id) FROM (${ids(bare, 0, size).statement}) b)`;
