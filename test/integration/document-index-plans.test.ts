@@ -138,6 +138,45 @@ describe(`document index plans (${testEngine})`, () => {
     expect(ids).toEqual(Array.from({ length: 20 }, (_, k) => `event-${String(2 + 3 * k).padStart(5, '0')}`));
   });
 
+  it("reads a window down a path's values as far as the window, where its last value is shared by thousands", async () => {
+    // Every document shares one _updatedAt, as an import's do. Walked down, the index yields ties
+    // against id order: the whole tied group was sorted for a window of ten (at 100,000 documents,
+    // the server's thread was held for the sort).
+    const encoded = encodeScalar(NOW);
+    const window = (after?: string): DocumentQuery => ({
+      where: { kind: 'type', types: ['post'] },
+      order: { kind: 'value', path: '_updatedAt', descending: true },
+      offset: after ? 0 : 10,
+      limit: 10,
+      ...(after ? { after: { id: after, value: encoded } } : {}),
+      select: { kind: 'values', paths: [], type: false },
+    });
+    for (const [query, tiedRange] of [
+      [window(), /SEARCH x USING PRIMARY KEY \(project_id=\? AND dataset=\? AND path=\? AND value=\?\)/],
+      [window('doc-00019'), /SEARCH x USING PRIMARY KEY \(project_id=\? AND dataset=\? AND path=\? AND value=\? AND id>\?\)/],
+    ] as const) {
+      const { sql, params } = app.services.store.documentIndex.describe(projectId, 'production', query);
+      await withConnection(app.db, {
+        sqlite: (db) => {
+          const steps = (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(...params) as { detail: string }[]).map((row) => row.detail);
+          // The window's tied rows are read by their value's key, in id order, from where the window starts.
+          expect(steps.some((step) => tiedRange.test(step)), steps.join('\n')).toBe(true);
+        },
+        postgres: async (client) => {
+          await client.query('ANALYZE');
+          const { rows } = await client.query<{ 'QUERY PLAN': [{ Plan: PlanNode }] }>(`EXPLAIN (ANALYZE, FORMAT JSON) ${toPositionalParams(sql)}`, [...params]);
+          // Each walk down to the window's last value passes the 360 events and notes (their ids
+          // sort after the posts') and 20 posts: two walks, a third for a page after a row. The
+          // tied group's 3,360 rows are not all read.
+          expect(rowsRead(rows[0]!['QUERY PLAN'][0].Plan, 'document_values')).toBeLessThanOrEqual(3 * 380 + 20);
+        },
+      });
+      const page = await app.services.store.documentIndex.query(projectId, 'production', query);
+      const ids = ('rows' in page ? page.rows : []).map((row) => row.id);
+      expect(ids).toEqual(Array.from({ length: 10 }, (_, k) => `doc-${String((query.after ? 20 : 10) + k).padStart(5, '0')}`));
+    }
+  });
+
   it("reads the documents of a page after an id by key, on a value's or a reference's rows", async () => {
     // SQLite carried `x.id > ?` through `d.id = x.id` and read the documents by that range, for
     // each of the page's rows: a page of a value's documents read every document past the bound.

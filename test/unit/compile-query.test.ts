@@ -103,15 +103,23 @@ describe('the compiled statement of each access path', () => {
     expect(compiled('sqlite', query, plan).text).toContain("(instr(lower(replace(replace(json_extract(e.vals, ?), ?, ?), '.', '')), ?) > 0) IS TRUE");
   });
 
-  it('sorts the ids of a window of whole documents in a value order, then reads their content', () => {
+  it('sorts the ids of a window of whole documents in a value order, then reads their content; down the values, split at the window\'s last value', () => {
     const query: DocumentQuery = { where: { kind: 'type', types: ['post'] }, order: { kind: 'value', path: 'day', descending: true }, offset: 0, limit: 20, select: { kind: 'content' } };
+    const rows =
+      'FROM document_values x CROSS JOIN documents d WHERE x.project_id = ? AND x.dataset = ? AND x.path = ? AND d.project_id = x.project_id AND d.dataset = x.dataset AND d.id = x.id AND d.type IN (?)';
+    const pivot = `(SELECT x.value ${rows} ORDER BY x.value DESC LIMIT 1 OFFSET 19)`;
+    const scoped = ['p', 'd', 'day', 'post'];
     expect(compiled('sqlite', query, { path: { kind: 'value-walk', path: 'day' }, filter: [{ kind: 'type', types: ['post'] }] })).toEqual({
       text:
-        'SELECT d.id AS id, d.type AS type, json(d.content) AS content, w.sort_value AS sort_value FROM (SELECT d.id AS id, x.value AS sort_value ' +
-        'FROM document_values x CROSS JOIN documents d WHERE x.project_id = ? AND x.dataset = ? AND x.path = ? AND d.project_id = x.project_id AND d.dataset = x.dataset AND d.id = x.id ' +
-        'AND d.type IN (?) ORDER BY x.value DESC, d.id LIMIT 20 OFFSET 0) w CROSS JOIN documents d WHERE d.project_id = ? AND d.dataset = ? AND d.id = w.id ORDER BY w.sort_value DESC, w.id',
-      params: ['p', 'd', 'day', 'post', 'p', 'd'],
+        'SELECT d.id AS id, d.type AS type, json(d.content) AS content, w.sort_value AS sort_value FROM (' +
+        `SELECT * FROM (SELECT d.id AS id, x.value AS sort_value ${rows} AND x.value > COALESCE(${pivot}, ?) ORDER BY x.value DESC, x.id LIMIT 20) a UNION ALL ` +
+        `SELECT * FROM (SELECT d.id AS id, x.value AS sort_value ${rows} AND x.value = ${pivot} ORDER BY x.id LIMIT 20) t ORDER BY sort_value DESC, id LIMIT 20 OFFSET 0` +
+        ') w CROSS JOIN documents d WHERE d.project_id = ? AND d.dataset = ? AND d.id = w.id ORDER BY w.sort_value DESC, w.id',
+      params: [...scoped, ...scoped, '', ...scoped, ...scoped, 'p', 'd'],
     });
+    // Up the values, ties come in the key's order: no split.
+    const up = compiled('sqlite', { ...query, order: { ...query.order, descending: false } }, { path: { kind: 'value-walk', path: 'day' }, filter: [{ kind: 'type', types: ['post'] }] });
+    expect(up.text).toContain(`SELECT d.id AS id, x.value AS sort_value ${rows} ORDER BY x.value, x.id LIMIT 20 OFFSET 0`);
   });
 
   it('counts up to the cap what each condition yields, and the documents of a type, in one statement', () => {

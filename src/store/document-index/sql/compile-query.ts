@@ -124,7 +124,11 @@ export function compileQuery(dialect: IndexDialect, scope: Scope, query: Documen
   const bounded = boundsIds ? rows.alias : row;
   const joinedId = boundsIds ? dialect.opaque(`${rows.alias}.id`) : `${rows.alias}.id`;
   const direction = order.descending ? ' DESC' : '';
-  const orderBy = order.kind === 'value' ? `${sortedByPath ? 'x.value' : 'sort_value'}${direction}, ${row}.id` : `${rows.idOrdered || boundsIds ? `${rows.alias}.id` : `${row}.id`}${direction}`;
+  // Ties of a path's own value rows are in the order of their ids, the key's last column.
+  const orderBy =
+    order.kind === 'value'
+      ? `${sortedByPath ? 'x.value' : 'sort_value'}${direction}, ${sortedByPath ? 'x' : row}.id`
+      : `${rows.idOrdered || boundsIds ? `${rows.alias}.id` : `${row}.id`}${direction}`;
 
   const { selected, valueColumns } =
     select.kind === 'numbers'
@@ -161,16 +165,37 @@ export function compileQuery(dialect: IndexDialect, scope: Scope, query: Documen
   }
 
   const columns = join(selected.map(([expression, name]) => sql`${expression} AS ${raw(name)}`));
-  let statement = sql`SELECT ${columns} FROM ${from}${where.length > 0 ? sql` WHERE ${join(where, ' AND ')}` : raw('')}`;
+  const body = sql`FROM ${from}${where.length > 0 ? sql` WHERE ${join(where, ' AND ')}` : raw('')}`;
+  let statement = sql`SELECT ${columns} ${body}`;
   const aggregate = select.kind === 'count' || select.kind === 'numbers' || select.kind === 'firsts';
   if (select.kind === 'firsts') statement = sql`${statement} GROUP BY x.value`;
   else if (!aggregate) {
-    statement = sql`${statement} ORDER BY ${raw(orderBy)}`;
-    if (query.limit !== null) statement = sql`${statement}${raw(` LIMIT ${Math.max(0, Math.floor(query.limit))} OFFSET ${Math.max(0, Math.floor(query.offset))}`)}`;
-    else if (query.offset > 0) throw new Error('BUG: an offset without a limit');
+    const window = query.limit === null ? null : { limit: Math.max(0, Math.floor(query.limit)), offset: Math.max(0, Math.floor(query.offset)) };
+    if (window === null && query.offset > 0) throw new Error('BUG: an offset without a limit');
+    if (window !== null && window.limit > 0 && sortedByPath && order.descending) statement = downTheValues(columns, body, window, after);
+    else statement = sql`${statement} ORDER BY ${raw(orderBy)}${raw(window === null ? '' : ` LIMIT ${window.limit} OFFSET ${window.offset}`)}`;
   }
   const resultOrder = aggregate ? null : order.kind === 'value' ? `sort_value${direction}, id` : `id${direction}`;
   return { statement, columns: selected.map(([, name]) => name), resultOrder, valueColumns };
+}
+
+/**
+ * A window walked down a path's value rows. Their index yields ties in id order walked up only:
+ * walked down, the database sorts every row of a tied group that reaches into the window, and the
+ * documents of an import share one `_updatedAt` (a page of the latest held the thread while their
+ * whole group was sorted). Read instead: the value of the window's last row (the pivot, walked
+ * down regardless of ties), the rows above it (fewer than the window: a small sort), and the
+ * pivot's own rows walked up by id, starting past the page before's last row where that is the
+ * pivot's too. With fewer rows than the window, no pivot: every row is above. (A path's value
+ * rows always have conditions: their scope.)
+ */
+function downTheValues(columns: Sql, body: Sql, { limit, offset }: { limit: number; offset: number }, after: DocumentQuery['after']): Sql {
+  const wanted = limit + offset;
+  const pivot = sql`(SELECT x.value ${body} ORDER BY x.value DESC LIMIT 1 OFFSET ${raw(String(wanted - 1))})`;
+  const above = sql`SELECT ${columns} ${body} AND x.value > COALESCE(${pivot}, ${''}) ORDER BY x.value DESC, x.id LIMIT ${raw(String(wanted))}`;
+  const past = after?.value === undefined ? raw('') : sql` AND x.id > (CASE WHEN ${pivot} = ${after.value} THEN ${after.id} ELSE ${''} END)`;
+  const tied = sql`SELECT ${columns} ${body} AND x.value = ${pivot}${past} ORDER BY x.id LIMIT ${raw(String(wanted))}`;
+  return sql`SELECT * FROM (${above}) a UNION ALL SELECT * FROM (${tied}) t ORDER BY sort_value DESC, id LIMIT ${raw(String(limit))} OFFSET ${raw(String(offset))}`;
 }
 
 /** Whether a path yields its rows in id order as its index stores them, so that a walk by id needs no sort. */
