@@ -107,15 +107,15 @@ describe('the compiled statement of each access path', () => {
     const query: DocumentQuery = { where: { kind: 'type', types: ['post'] }, order: { kind: 'value', path: 'day', descending: true }, offset: 0, limit: 20, select: { kind: 'content' } };
     const rows =
       'FROM document_values x CROSS JOIN documents d WHERE x.project_id = ? AND x.dataset = ? AND x.path = ? AND d.project_id = x.project_id AND d.dataset = x.dataset AND d.id = x.id AND d.type IN (?)';
-    const pivot = `(SELECT x.value ${rows} ORDER BY x.value DESC LIMIT 1 OFFSET 19)`;
+    const pivot = '(SELECT MIN(sort_value) FROM walked)';
     const scoped = ['p', 'd', 'day', 'post'];
     expect(compiled('sqlite', query, { path: { kind: 'value-walk', path: 'day' }, filter: [{ kind: 'type', types: ['post'] }] })).toEqual({
       text:
         'SELECT d.id AS id, d.type AS type, json(d.content) AS content, w.sort_value AS sort_value FROM (' +
-        `SELECT * FROM (SELECT d.id AS id, x.value AS sort_value ${rows} AND x.value > COALESCE(${pivot}, ?) ORDER BY x.value DESC, x.id LIMIT 20) a UNION ALL ` +
+        `WITH walked AS MATERIALIZED (SELECT d.id AS id, x.value AS sort_value ${rows} ORDER BY x.value DESC LIMIT 20) SELECT * FROM walked WHERE sort_value > ${pivot} UNION ALL ` +
         `SELECT * FROM (SELECT d.id AS id, x.value AS sort_value ${rows} AND x.value = ${pivot} ORDER BY x.id LIMIT 20) t ORDER BY sort_value DESC, id LIMIT 20 OFFSET 0` +
         ') w CROSS JOIN documents d WHERE d.project_id = ? AND d.dataset = ? AND d.id = w.id ORDER BY w.sort_value DESC, w.id',
-      params: [...scoped, ...scoped, '', ...scoped, ...scoped, 'p', 'd'],
+      params: [...scoped, ...scoped, 'p', 'd'],
     });
     // Up the values, ties come in the key's order: no split.
     const up = compiled('sqlite', { ...query, order: { ...query.order, descending: false } }, { path: { kind: 'value-walk', path: 'day' }, filter: [{ kind: 'type', types: ['post'] }] });

@@ -183,19 +183,17 @@ export function compileQuery(dialect: IndexDialect, scope: Scope, query: Documen
  * A window walked down a path's value rows. Their index yields ties in id order walked up only:
  * walked down, the database sorts every row of a tied group that reaches into the window, and the
  * documents of an import share one `_updatedAt` (a page of the latest held the thread while their
- * whole group was sorted). Read instead: the value of the window's last row (the pivot, walked
- * down regardless of ties), the rows above it (fewer than the window: a small sort), and the
- * pivot's own rows walked up by id, starting past the page before's last row where that is the
- * pivot's too. With fewer rows than the window, no pivot: every row is above. (A path's value
- * rows always have conditions: their scope.)
+ * whole group was sorted). Read instead: the window's rows walked down regardless of ties (kept
+ * once, MATERIALIZED), of which those above the last one's value (the pivot) are in the window,
+ * and the pivot's own rows walked up by id, starting past the page before's last row where that
+ * has the pivot's value too. (A path's value rows always have conditions: their scope.)
  */
 function downTheValues(columns: Sql, body: Sql, { limit, offset }: { limit: number; offset: number }, after: DocumentQuery['after']): Sql {
-  const wanted = limit + offset;
-  const pivot = sql`(SELECT x.value ${body} ORDER BY x.value DESC LIMIT 1 OFFSET ${raw(String(wanted - 1))})`;
-  const above = sql`SELECT ${columns} ${body} AND x.value > COALESCE(${pivot}, ${''}) ORDER BY x.value DESC, x.id LIMIT ${raw(String(wanted))}`;
+  const wanted = raw(String(limit + offset));
+  const pivot = raw('(SELECT MIN(sort_value) FROM walked)');
   const past = after?.value === undefined ? raw('') : sql` AND x.id > (CASE WHEN ${pivot} = ${after.value} THEN ${after.id} ELSE ${''} END)`;
-  const tied = sql`SELECT ${columns} ${body} AND x.value = ${pivot}${past} ORDER BY x.id LIMIT ${raw(String(wanted))}`;
-  return sql`SELECT * FROM (${above}) a UNION ALL SELECT * FROM (${tied}) t ORDER BY sort_value DESC, id LIMIT ${raw(String(limit))} OFFSET ${raw(String(offset))}`;
+  const tied = sql`SELECT ${columns} ${body} AND x.value = ${pivot}${past} ORDER BY x.id LIMIT ${wanted}`;
+  return sql`WITH walked AS MATERIALIZED (SELECT ${columns} ${body} ORDER BY x.value DESC LIMIT ${wanted}) SELECT * FROM walked WHERE sort_value > ${pivot} UNION ALL SELECT * FROM (${tied}) t ORDER BY sort_value DESC, id LIMIT ${raw(String(limit))} OFFSET ${raw(String(offset))}`;
 }
 
 /** Whether a path yields its rows in id order as its index stores them, so that a walk by id needs no sort. */
