@@ -138,14 +138,14 @@ describe(`document index plans (${testEngine})`, () => {
     expect(ids).toEqual(Array.from({ length: 20 }, (_, k) => `event-${String(2 + 3 * k).padStart(5, '0')}`));
   });
 
-  it("reads a window down a path's values as far as the window, where its last value is shared by thousands", async () => {
+  it("reads a window of a path's values, down or up, as far as the window, where its last value is shared by thousands", async () => {
     // Every document shares one _updatedAt, as an import's do. Walked down, the index yields ties
     // against id order: the whole tied group was sorted for a window of ten (at 100,000 documents,
     // the server's thread was held for the sort).
     const encoded = encodeScalar(NOW);
-    const window = (after?: string): DocumentQuery => ({
+    const window = (after?: string, descending = true): DocumentQuery => ({
       where: { kind: 'type', types: ['post'] },
-      order: { kind: 'value', path: '_updatedAt', descending: true },
+      order: { kind: 'value', path: '_updatedAt', descending },
       offset: after ? 0 : 10,
       limit: 10,
       ...(after ? { after: { id: after, value: encoded } } : {}),
@@ -154,6 +154,8 @@ describe(`document index plans (${testEngine})`, () => {
     for (const [query, tiedRange] of [
       [window(), /SEARCH x USING PRIMARY KEY \(project_id=\? AND dataset=\? AND path=\? AND value=\?\)/],
       [window('doc-00019'), /SEARCH x USING PRIMARY KEY \(project_id=\? AND dataset=\? AND path=\? AND value=\? AND id>\?\)/],
+      // Walked up, a page after a row starts past it in the index (it walked the tie from its first row).
+      [window('doc-00019', false), /SEARCH x USING PRIMARY KEY \(project_id=\? AND dataset=\? AND path=\? AND \(value,id\)>\(\?,\?\)\)/],
     ] as const) {
       const { sql, params } = app.services.store.documentIndex.describe(projectId, 'production', query);
       await withConnection(app.db, {

@@ -1,7 +1,7 @@
 // Reads that would be long single statements on SQLite (which reads on the server's thread) are
 // cut into short ones with other requests served between them: a count over many documents, or a
-// window whose filter matches few of the rows it reads, in slices of rows; a subquery per document,
-// in chunks. Through HTTP, on both engines: the answers are exactly those of the unplanned
+// window whose filter matches few of the rows it reads (in id order or in a value's), in slices of
+// rows; a subquery per document, in chunks. Through HTTP, on both engines: the answers are exactly those of the unplanned
 // evaluation, and on SQLite they take several statements.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { evaluate } from '../../src/groq/index.ts';
@@ -68,6 +68,18 @@ describe(`long reads in short statements (${testEngine})`, () => {
         if (testEngine === 'sqlite' && !query.includes('desc')) expect([query, answer.plan.statements > 2]).toEqual([query, true]);
       }
       expect(((await explained(`${sparse}._id`)).result as string[]).length).toBeGreaterThan(23);
+    }
+  });
+
+  it("reads windows in a value's order whose filter matches few of their rows exactly, in several statements on SQLite", async () => {
+    // Every document shares one _updatedAt: ties in id order, the matches at the tie's end in
+    // both directions. The window walks the _updatedAt value rows (a slice at a time on SQLite)
+    // and checks the type and the shape on each.
+    const sparse = '*[_type == "post" && defined(late)]';
+    for (const query of [`${sparse} | order(_updatedAt desc)[0...3]._id`, `${sparse} | order(_updatedAt asc)[20...23]{_id, late}`, `${sparse} | order(_updatedAt desc)[0...2]`]) {
+      const answer = await explained(query);
+      expect([query, answer.result]).toEqual([query, await unplanned(query)]);
+      if (testEngine === 'sqlite') expect([query, answer.plan.statements > 2]).toEqual([query, true]);
     }
   });
 

@@ -1,7 +1,7 @@
 // On SQLite, whose reads run on the server's thread, a count or a window whose rows come in id
 // order is read a slice of its access path's rows per statement, with the event loop free between
-// them (DocumentIndexReader.inSlices): a statement reads at most a slice's rows however few of them
-// match. The answers must be exactly those of one statement, whatever the slice, and a sparse
+// them (DocumentIndexReader.inSlices), and so is a window walked in a path's value order with a
+// filter (inValueSlices): a statement reads at most a slice's rows however few of them match. The answers must be exactly those of one statement, whatever the slice, and a sparse
 // query must take several statements. On a real SQLite file.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -117,6 +117,53 @@ describe('reads in slices (SQLite)', () => {
     );
   });
 
+  it("gives the exact window in a path's value order, whatever the slice, window, direction and page after a row", async () => {
+    // Conditions no index drives (a negation), so that the window walks the order's value rows
+    // and checks each: `n` ties in threes, `k` does not.
+    const walked: { name: string; where: DocumentCondition; matches: (d: Doc) => boolean }[] = [
+      { name: 'not a value', where: not(equal('n', 1)), matches: (d) => d.n !== 1 },
+      { name: 'not a type', where: not(TYPE_POST), matches: (d) => !isPost(d) },
+      { name: 'only the last document', where: not({ kind: 'value', path: 'k', high: { value: encodeScalar(21), inclusive: true } }), matches: (d) => (d.k as number) > 21 },
+    ];
+    const selections: DocumentSelection[] = [{ kind: 'content' }, { kind: 'values', paths: ['k'], type: true }, { kind: 'paths', paths: [['n'], ['ref', '_ref']] }];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 30 }),
+        fc.constantFrom(...walked),
+        fc.constantFrom('n', 'k'),
+        fc.integer({ min: 0, max: 8 }),
+        fc.integer({ min: 1, max: 12 }),
+        fc.boolean(),
+        fc.option(fc.integer({ min: 0, max: 22 }), { nil: undefined }),
+        fc.constantFrom(...selections),
+        async (slice, condition, path, offset, limit, descending, afterIndex, select) => {
+          const valueOf = (d: Doc) => d[path] as number;
+          const after = afterIndex === undefined ? undefined : DOCUMENTS[afterIndex]!;
+          const query: DocumentQuery = {
+            where: condition.where,
+            order: { kind: 'value', path, descending },
+            offset,
+            limit,
+            select,
+            ...(after === undefined ? {} : { after: { id: after._id, value: encodeScalar(valueOf(after)) } }),
+          };
+          // In the order's values, ties in id order; past the row `after` in that order.
+          const inOrder = (a: Doc, b: Doc) => (valueOf(a) === valueOf(b) ? a._id.localeCompare(b._id) : (valueOf(a) - valueOf(b)) * (descending ? -1 : 1));
+          const expected = DOCUMENTS.filter(condition.matches)
+            .filter((d) => after === undefined || inOrder(d, after) > 0)
+            .sort(inOrder)
+            .slice(offset, offset + limit)
+            .map((d) => d._id);
+          const reader = new DocumentIndexReader(db(), () => 1_000, undefined, slice);
+          const rows = await rowsOf(reader, query);
+          expect(rows?.map((row) => row.id)).toEqual(expected);
+          expect(rows).toEqual(await rowsOf(whole(), query));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
   it("counts in a value's order only the documents with a value there", async () => {
     const reader = new DocumentIndexReader(db(), () => 1_000, undefined, 4);
     const withRef = DOCUMENTS.filter((d) => 'ref' in d).length;
@@ -150,5 +197,12 @@ describe('reads in slices (SQLite)', () => {
     expect(await measured(() => counted(reader, { kind: 'idRange', high: { value: 'd02', inclusive: true } }))).toBe(1);
     // Rows of two types come in two runs of ids: sorting them for every slice would cost more than one statement.
     expect(await measured(() => counted(reader, { kind: 'type', types: ['post', 'page'] }))).toBe(1);
+    // Walked in a value's order, a slice of the value rows is a fourth of an id slice's (here one
+    // row): the only match is the last row, so each row is a slice and a look for its end (but the
+    // last's); then the document, by id.
+    const lastByValue: DocumentQuery = { ...window, where: not({ kind: 'value', path: 'k', high: { value: encodeScalar(21), inclusive: true } }), order: { kind: 'value', path: 'k', descending: false } };
+    expect(await measured(() => rowsOf(reader, lastByValue))).toBe(2 * DOCUMENTS.length - 1 + 1);
+    // The first row matches: one statement, and the document.
+    expect(await measured(() => rowsOf(reader, { ...lastByValue, order: { kind: 'value', path: 'k', descending: true } }))).toBe(2);
   });
 });

@@ -8,7 +8,7 @@ import { indexDialect, type IndexDialect } from './dialects/dialect.ts';
 import { ALL, type DocumentQuery, type DocumentQueryResult, type DocumentRow } from './document-query.ts';
 import { parseShapePaths, type ShapeInfo } from './entries.ts';
 import { compileCounts, type Count } from './sql/compile-counts.ts';
-import { compileQuery, compileSlices, type CompiledQuery, type RawRow, type Scope } from './sql/compile-query.ts';
+import { compileQuery, compileSlices, compileValueSlices, type CompiledQuery, type RawRow, type Scope, type ValueKey } from './sql/compile-query.ts';
 
 /** Windows of at most this many rows, from the first, are planned once (StatementOptions.planOnce). */
 const PLAN_ONCE_LIMIT = 100;
@@ -102,7 +102,7 @@ export class DocumentIndexReader {
         // a scan's pages, counts and unbounded queries are planned for theirs. A window further down
         // has its OFFSET in its text: each page of a listing would take a prepared statement's place.
         const planOnce = query.limit !== null && query.limit <= PLAN_ONCE_LIMIT && query.offset === 0;
-        const sliced = this.readsOffThread ? null : await this.inSlices(scope, query, plans[first]!, planOnce);
+        const sliced = this.readsOffThread ? null : ((await this.inSlices(scope, query, plans[first]!, planOnce)) ?? (await this.inValueSlices(scope, query, plans[first]!)));
         if (sliced) {
           results[first] = sliced;
           continue;
@@ -163,6 +163,51 @@ export class DocumentIndexReader {
     }
     if (counting) return { count, sql };
     return toResult(query, first, wanted === null ? rows : rows.slice(query.offset, wanted), sql);
+  }
+
+  /**
+   * A window walked in a path's value order with a filter, on an engine that reads on the server's
+   * thread: a slice of the path's value rows per statement (compileValueSlices), as inSlices reads
+   * rows in id order; `!defined(views)` in the order of `publishedAt` read every post in one
+   * statement when none matched. Whole documents are read by id once their window is known. Null
+   * where the query is read in one statement.
+   */
+  private async inValueSlices(scope: Scope, query: DocumentQuery, plan: IndexPlan): Promise<DocumentQueryResult | null> {
+    const ofValues = query.select.kind === 'values' ? query : { ...query, select: { kind: 'values' as const, paths: [], type: false } };
+    const slices = compileValueSlices(this.dialect, scope, ofValues, plan);
+    // A page in a value's order starts past a row's value and id (never an id alone).
+    if (!slices || query.limit === null || (query.after && query.after.value === undefined)) return null;
+    const wanted = query.offset + query.limit;
+    const rows: RawRow[] = [];
+    let after: ValueKey | null = query.after?.value === undefined ? null : { id: query.after.id, value: query.after.value };
+    // A value row of a slice is walked, kept and then joined to what its filter reads: a fourth
+    // of an id slice's rows holds the thread about as long.
+    const most = Math.max(1, Math.round(this.sliceRows / 4));
+    let size = Math.max(Math.min(FIRST_SLICE_ROWS, most), wanted);
+    const first = slices.slice(after, size, wanted);
+    const sql = this.compile(first).text;
+    let slice = first;
+    for (;;) {
+      rows.push(...(await this.db.all<RawRow>(slice.statement)));
+      if (rows.length >= wanted) break;
+      const [end] = await this.db.all<RawRow>(slices.boundary(after, size).statement);
+      if (end === undefined) break;
+      after = { id: end.id, value: end.sort_value! };
+      size = Math.max(Math.min(size * 2, most), wanted - rows.length);
+      await new Promise((resolve) => setImmediate(resolve));
+      slice = slices.slice(after, size, wanted - rows.length);
+    }
+    const window = rows.slice(query.offset, wanted);
+    if (ofValues === query) return toResult(query, first, window, sql);
+    // The window's documents, by key, in its order.
+    const ids = window.map((row) => row.id);
+    const byId = compileQuery(this.dialect, scope, { where: { kind: 'id', ids }, order: { kind: 'id', descending: false }, offset: 0, limit: null, select: query.select }, { path: { kind: 'by-id', ids }, filter: [] });
+    const documents = new Map((ids.length === 0 ? [] : await this.db.all<RawRow>(byId.statement)).map((row) => [row.id, row]));
+    const read = window.flatMap((row) => {
+      const document = documents.get(row.id);
+      return document ? [{ ...document, sort_value: row.sort_value }] : [];
+    });
+    return toResult(query, byId, read, sql);
   }
 
   private compile(query: CompiledQuery) {

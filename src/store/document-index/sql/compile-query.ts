@@ -103,10 +103,12 @@ const readsContent = (select: DocumentSelection) => select.kind === 'content' ||
  * to, in the order's direction (QuerySlices). A constant for the statement, so that it bounds the
  * walk of the index rather than filter each row to its end.
  */
-export function compileQuery(dialect: IndexDialect, scope: Scope, query: DocumentQuery, plan: IndexPlan, through?: Sql): CompiledQuery {
+export function compileQuery(dialect: IndexDialect, scope: Scope, query: DocumentQuery, plan: IndexPlan, through?: Sql, walked?: WalkedRows): CompiledQuery {
   const { select, order, after } = query;
   if (readsContent(select) && order.kind === 'value' && query.limit !== null) return windowThenContent(dialect, scope, query, plan);
-  const rows = (PATH_ROWS[plan.path.kind] as (path: AccessPath, scope: Scope, dialect: IndexDialect) => PathRows)(plan.path, scope, dialect);
+  const rows = walked
+    ? { table: sql`(${walked.rows}) x`, alias: 'x' as const, conditions: [], valuePath: walked.path }
+    : (PATH_ROWS[plan.path.kind] as (path: AccessPath, scope: Scope, dialect: IndexDialect) => PathRows)(plan.path, scope, dialect);
   const { filter } = plan;
   // The path's own value rows hold the value of their path: no entries row is needed to read it.
   const onPath = (path: string) => rows.valuePath === path;
@@ -153,9 +155,12 @@ export function compileQuery(dialect: IndexDialect, scope: Scope, query: Documen
   if (order.kind === 'value' && !sortedByPath) where.push(sql`${dialect.entryValue(order.path)} IS NOT NULL`);
   if (after?.value !== undefined) {
     if (!sortedByPath) throw new Error('BUG: a page after a value, not walked by that value');
-    // Ties are in id order either way. The bound on the value alone keeps the walk a range of the index on both engines.
-    const [reach, past] = order.descending ? ['<=', '<'] : ['>=', '>'];
-    where.push(sql`x.value ${raw(reach)} ${after.value}`, sql`(x.value ${raw(past)} ${after.value} OR x.id > ${after.id})`);
+    // Ties are in id order either way. Walked up, the index's own order: a range of (value, id)
+    // starts past the row itself (`x.value >= a AND (x.value > a OR x.id > i)` walked the tie from
+    // its first row for every page). Walked down, a range of the value (downTheValues reads the
+    // tie past the row).
+    if (order.descending) where.push(sql`x.value <= ${after.value}`, sql`(x.value < ${after.value} OR x.id > ${after.id})`);
+    else where.push(sql`(x.value, x.id) > (${after.value}, ${after.id})`);
   }
   for (const part of filter) where.push(predicate(dialect, row, part));
   if (after && after.value === undefined) where.push(sql`(${raw(bounded)}.id ${raw(order.descending ? '<' : '>')} ${after.id})`);
@@ -172,7 +177,8 @@ export function compileQuery(dialect: IndexDialect, scope: Scope, query: Documen
   else if (!aggregate) {
     const window = query.limit === null ? null : { limit: Math.max(0, Math.floor(query.limit)), offset: Math.max(0, Math.floor(query.offset)) };
     if (window === null && query.offset > 0) throw new Error('BUG: an offset without a limit');
-    if (window !== null && window.limit > 0 && sortedByPath && order.descending) statement = downTheValues(columns, body, window, after);
+    // Walked rows are a slice already, in their order: sorting them again costs the slice.
+    if (window !== null && window.limit > 0 && sortedByPath && order.descending && !walked) statement = downTheValues(columns, body, window, after);
     else statement = sql`${statement} ORDER BY ${raw(orderBy)}${raw(window === null ? '' : ` LIMIT ${window.limit} OFFSET ${window.offset}`)}`;
   }
   const resultOrder = aggregate ? null : order.kind === 'value' ? `sort_value${direction}, id` : `id${direction}`;
@@ -265,6 +271,57 @@ export function compileSlices(dialect: IndexDialect, scope: Scope, query: Docume
     boundary: (after, size) => ids(after, size - 1, 1),
     slice: (after, through) => compileQuery(dialect, scope, startingAfter(query, after), plan, through === null ? undefined : sql`${through}`),
   };
+}
+
+/** A slice of a path's value rows, standing for the path's table (alias x) in a statement: its columns are those of document_values but `path`. */
+interface WalkedRows {
+  rows: Sql;
+  path: string;
+}
+
+/** Where a page of a value walk starts: past this row (its id and encoded value). */
+export type ValueKey = { id: string; value: string };
+
+/**
+ * A window walked in the order of a path's values, with a filter on each row, read a slice of the
+ * path's value rows at a time (as QuerySlices reads rows in id order): `slice(after, size, limit)`
+ * answers the window's first `limit` rows among the `size` value rows past `after` (from the start
+ * when null), a statement that reads those rows and no more, however few of them match;
+ * `boundary(after, size)` finds the last of them (none: fewer are left). Null where the window is
+ * not such a walk, or reads no more rows than it returns (no filter), or its filter is on ids
+ * alone. Values alone: a window of whole documents reads their content by id afterwards.
+ */
+export interface ValueSlices {
+  slice(after: ValueKey | null, size: number, limit: number): CompiledQuery;
+  boundary(after: ValueKey | null, size: number): CompiledQuery;
+}
+
+export function compileValueSlices(dialect: IndexDialect, scope: Scope, query: DocumentQuery, plan: IndexPlan): ValueSlices | null {
+  const { order, select } = query;
+  if (order.kind !== 'value' || plan.path.kind !== 'value-walk' || plan.path.path !== order.path) return null;
+  // A filter on ids alone is checked on the value row itself, without a join: the cheapest of
+  // checks, and the one a perspective adds (no drafts), which keeps nearly every row.
+  if (!plan.filter.some((part) => holds(part, ['type', 'references', 'value', 'contains', 'shape']))) return null;
+  if (query.limit === null || select.kind !== 'values') return null;
+  const walk: IndexPlan = { path: plan.path, filter: [] };
+  // The path's rows alone, in the window's order: an index read alone (walked down, split at its last value).
+  const valueRows = (after: ValueKey | null, offset: number, limit: number) =>
+    compileQuery(dialect, scope, { ...startingAfterKey(query, after), select: { kind: 'values', paths: [], type: false }, offset, limit }, walk);
+  return {
+    slice: (after, size, limit) => {
+      const rows = sql`SELECT ${scope.projectId} AS project_id, ${scope.dataset} AS dataset, w.sort_value AS value, w.id AS id FROM (${valueRows(after, 0, size).statement}) w`;
+      const rest = { ...query, offset: 0, limit };
+      delete rest.after;
+      return compileQuery(dialect, scope, rest, plan, undefined, { rows, path: order.path });
+    },
+    boundary: (after, size) => valueRows(after, size - 1, 1),
+  };
+}
+
+function startingAfterKey(query: DocumentQuery, after: ValueKey | null): DocumentQuery {
+  const rest = { ...query };
+  delete rest.after;
+  return after === null ? rest : { ...rest, after };
 }
 
 /** The query with its rows after id `after` (from the start when null). */
