@@ -19,7 +19,7 @@ import {
 import { isIndexedPath, type ShapeInfo } from '../entries.ts';
 import { decodeScalar, isOrderSafeString } from '../values.ts';
 import { jsonColumn } from '../../sql.ts';
-import { holds } from '../sql/conditions.ts';
+import { BESIDES_IDS, holds } from '../sql/conditions.ts';
 import { ConditionTranslator, needsShapes } from './constraint-conditions.ts';
 import type { IndexBatcher } from './index-batcher.ts';
 import { readDocument, verbatimDocument } from './read-text.ts';
@@ -439,9 +439,6 @@ interface ValueWalk {
 function walkQuery({ path, onIds }: ValueWalk, select: DocumentSelection, limit: number | null): DocumentQuery {
   return { where: and([{ kind: 'value', path }, ...onIds]), order: { kind: 'value', path, descending: false }, offset: 0, limit, select };
 }
-
-/** What a condition may ask besides ids: conditions without them hold on any index row, which carries the id. */
-const BESIDES_IDS: readonly DocumentCondition['kind'][] = ['type', 'references', 'value', 'contains', 'shape'];
 
 /** Whether the request orders by anything but ids (a window then reads the shapes anyway). */
 function ordersByValue(request: ScanRequest): boolean {

@@ -7,7 +7,7 @@ import { join, list, raw, sql, type Sql } from '../../sql-fragment.ts';
 import type { AccessPath, IndexPlan } from '../access-path.ts';
 import type { IndexDialect } from '../dialects/dialect.ts';
 import { isEquality, type Bound, type DocumentQuery, type DocumentSelection } from '../document-query.ts';
-import { bounds, holds, predicate } from './conditions.ts';
+import { BESIDES_IDS, bounds, holds, predicate } from './conditions.ts';
 
 export interface Scope {
   projectId: string;
@@ -301,34 +301,26 @@ export function compileValueSlices(dialect: IndexDialect, scope: Scope, query: D
   if (order.kind !== 'value' || plan.path.kind !== 'value-walk' || plan.path.path !== order.path) return null;
   // A filter on ids alone is checked on the value row itself, without a join: the cheapest of
   // checks, and the one a perspective adds (no drafts), which keeps nearly every row.
-  if (!plan.filter.some((part) => holds(part, ['type', 'references', 'value', 'contains', 'shape']))) return null;
+  if (!plan.filter.some((part) => holds(part, BESIDES_IDS))) return null;
   if (query.limit === null || select.kind !== 'values') return null;
   const walk: IndexPlan = { path: plan.path, filter: [] };
   // The path's rows alone, in the window's order: an index read alone (walked down, split at its last value).
   const valueRows = (after: ValueKey | null, offset: number, limit: number) =>
-    compileQuery(dialect, scope, { ...startingAfterKey(query, after), select: { kind: 'values', paths: [], type: false }, offset, limit }, walk);
+    compileQuery(dialect, scope, { ...startingAfter(query, after), select: { kind: 'values', paths: [], type: false }, offset, limit }, walk);
   return {
     slice: (after, size, limit) => {
       const rows = sql`SELECT ${scope.projectId} AS project_id, ${scope.dataset} AS dataset, w.sort_value AS value, w.id AS id FROM (${valueRows(after, 0, size).statement}) w`;
-      const rest = { ...query, offset: 0, limit };
-      delete rest.after;
-      return compileQuery(dialect, scope, rest, plan, undefined, { rows, path: order.path });
+      return compileQuery(dialect, scope, { ...startingAfter(query, null), offset: 0, limit }, plan, undefined, { rows, path: order.path });
     },
     boundary: (after, size) => valueRows(after, size - 1, 1),
   };
 }
 
-function startingAfterKey(query: DocumentQuery, after: ValueKey | null): DocumentQuery {
+/** The query with its rows after `after`, an id or (in a value's order) a row's id and value; from the start when null. */
+function startingAfter(query: DocumentQuery, after: string | ValueKey | null): DocumentQuery {
   const rest = { ...query };
   delete rest.after;
-  return after === null ? rest : { ...rest, after };
-}
-
-/** The query with its rows after id `after` (from the start when null). */
-function startingAfter(query: DocumentQuery, after: string | null): DocumentQuery {
-  const rest = { ...query };
-  delete rest.after;
-  return after === null ? rest : { ...rest, after: { id: after } };
+  return after === null ? rest : { ...rest, after: typeof after === 'string' ? { id: after } : after };
 }
 
 /** 2^53: the first magnitude past the safe integers. */

@@ -81,3 +81,6 @@ export function holds(condition: DocumentCondition, kinds: readonly DocumentCond
   if (condition.kind === 'and' || condition.kind === 'or') return condition.conditions.some((part) => holds(part, kinds));
   return kinds.includes(condition.kind);
 }
+
+/** What a condition may ask besides ids: conditions without them hold on any index row, which carries the id. */
+export const BESIDES_IDS: readonly DocumentCondition['kind'][] = ['type', 'references', 'value', 'contains', 'shape'];
