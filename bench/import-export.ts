@@ -12,6 +12,8 @@ import { openStore, type JsonObject, type StoredDocument } from '../src/store/in
 import { documentChange, documentEvent, revisionOf, type ChangeContext } from '../src/content/change-set.ts';
 import { baseIdOf } from '../src/content/document-ids.ts';
 import { indexEntries } from '../src/store/document-index/entries.ts';
+import { indexDialect } from '../src/store/document-index/dialects/dialect.ts';
+import { encodedNumber } from '../src/store/document-index/values.ts';
 import { openSqliteConnection } from '../src/store/sqlite/sqlite-database.ts';
 import { writeDatasetNdjson } from './lib/dataset.ts';
 import { benchPostgresUrl, printTable, ratio } from './lib/report.ts';
@@ -67,7 +69,9 @@ function byKey(a: unknown[], b: unknown[]): number {
  * The rows an import of new `documents` writes, made with the service's own functions (change-set.ts,
  * entries.ts) so their contents match. Revision content and change mutations stay NULL, as the import leaves them.
  */
-function importRows(documents: readonly (JsonObject & { _id: string; _type: string })[], projectId: string): TableRows[] {
+function importRows(documents: readonly (JsonObject & { _id: string; _type: string })[], projectId: string, engine: TestDatabase['engine']): TableRows[] {
+  // Where the writers write a number's value row with its number (SQLite), the load does too.
+  const numbers = indexDialect(engine).numbers === 'written';
   const context: ChangeContext = { projectId, dataset: DATASET, transactionId: randomUUID(), actorId: randomUUID(), now: new Date().toISOString() };
   const at = [projectId, DATASET];
   const rows: Record<'documents' | 'revisions' | 'outbox' | 'changes' | 'entries' | 'values' | 'references', unknown[][]> = {
@@ -96,7 +100,7 @@ function importRows(documents: readonly (JsonObject & { _id: string; _type: stri
     const entries = indexEntries(document);
     rows.entries.push([...at, _id, entries.shape.hash, JSON.stringify(Object.fromEntries(entries.values)), JSON.stringify(entries.references)]);
     shapes.set(entries.shape.hash, [...at, entries.shape.hash, entries.shape.type, entries.shape.paths]);
-    for (const [path, value] of entries.values) rows.values.push([...at, path, value, _id]);
+    for (const [path, value] of entries.values) rows.values.push(numbers ? [...at, path, value, _id, encodedNumber(value)] : [...at, path, value, _id]);
     for (const target of entries.references) rows.references.push([...at, target, _id]);
   }
   // In key order, as the import has the database expand them.
@@ -106,7 +110,7 @@ function importRows(documents: readonly (JsonObject & { _id: string; _type: stri
     { table: 'documents', columns: ['project_id', 'dataset', 'id', 'type', 'rev', 'created_at', 'updated_at', 'content'], binaryJson: 'content', rows: rows.documents },
     { table: 'document_shapes', columns: ['project_id', 'dataset', 'shape', 'type', 'paths'], rows: [...shapes.values()] },
     { table: 'document_entries', columns: ['project_id', 'dataset', 'id', 'shape', 'vals', 'refs'], binaryJson: 'vals', rows: rows.entries },
-    { table: 'document_values', columns: ['project_id', 'dataset', 'path', 'value', 'id'], rows: rows.values },
+    { table: 'document_values', columns: ['project_id', 'dataset', 'path', 'value', 'id', ...(numbers ? ['num'] : [])], rows: rows.values },
     { table: 'document_references', columns: ['project_id', 'dataset', 'target_id', 'id'], rows: rows.references },
     { table: 'revisions', columns: ['id', 'project_id', 'dataset', 'document_id', 'revision', 'is_draft', 'transaction_id', 'changed_by', 'created_at'], rows: rows.revisions },
     { table: 'outbox', columns: ['project_id', 'dataset', 'event', 'document_id', 'document_type', 'transaction_id', 'payload', 'created_at'], rows: rows.outbox },
@@ -182,7 +186,7 @@ async function bulkLoad(file: string, pgUrl: string | undefined): Promise<{ rate
     const connection = await connect(target);
     try {
       const statements: { sql: string; params: unknown[] }[] = [];
-      const tables = importRows(documents, projectId);
+      const tables = importRows(documents, projectId, target.engine);
       for (const { table, columns, binaryJson, rows } of tables) {
         for (let start = 0; start < rows.length; start += ROWS) {
           const chunk = rows.slice(start, start + ROWS);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import BetterSqlite3 from 'better-sqlite3';
 import pg from 'pg';
+import { registerSqlFunctions } from '../../src/store/sqlite/sql-functions.ts';
 
 /**
  * The database a test runs on: SQLite in a temporary directory by default, PostgreSQL when
@@ -61,6 +62,8 @@ export async function withConnection<T>(
 ): Promise<T> {
   if (db.engine === 'sqlite') {
     const connection = new BetterSqlite3(db.databaseUrl.slice('sqlite:'.length));
+    // With the functions the store's SQL calls, as the store's own connections have them.
+    registerSqlFunctions(connection);
     try {
       return use.sqlite(connection);
     } finally {

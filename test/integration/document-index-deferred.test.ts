@@ -11,6 +11,7 @@ import type { Database } from '../../src/store/sql.ts';
 import { openSqliteDatabase } from '../../src/store/sqlite/sqlite-database.ts';
 import { openPostgresDatabase } from '../../src/store/postgres/postgres-database.ts';
 import { DocumentIndexWriter } from '../../src/store/document-index/index-writer.ts';
+import { encodedNumber } from '../../src/store/document-index/values.ts';
 
 const NOW = '2026-01-01T00:00:00.000Z';
 /** Ids drawn from a pool this size; a batch of 64 or more new documents is expanded, not bound row by row. */
@@ -27,6 +28,8 @@ function documentOf(n: number, version: number): StoredDocument {
     _updatedAt: NOW,
     title: `title ${n} v${version}`,
     views: (n * 31 + version) % 17,
+    // Negative numbers and fractions too: each value row holds its number.
+    score: (((n * 13 + version) % 11) - 5) / 4,
     ...(version % 2 === 0 ? { tags: [`t${n % 4}`, `v${version}`] } : {}),
     author: { _type: 'reference', _ref: `doc-${(n + version) % POOL}` },
   };
@@ -41,24 +44,30 @@ describe(`the document index of an import (${testEngine})`, () => {
     projectId = (await app.request<{ id: string }>('POST', '/api/v1/projects', { token, body: { name: 'Deferred', slug: 'deferred' } })).body.id;
   });
 
-  /** Every index row of a dataset, without the dataset, sorted: comparable across datasets. */
+  /**
+   * Every index row of a dataset, without the dataset, sorted: comparable across datasets. A value
+   * row holds the number its value stands for, however it was written (bound, or expanded by the
+   * database; on PostgreSQL the database computes it).
+   */
   async function indexRows(dataset: string): Promise<string[]> {
     const statements = [
-      "SELECT 'value' AS t, path AS a, value AS b, id FROM document_values WHERE project_id = ? AND dataset = ?",
-      "SELECT 'reference' AS t, target_id AS a, '' AS b, id FROM document_references WHERE project_id = ? AND dataset = ?",
-      "SELECT 'entries' AS t, shape AS a, '' AS b, id FROM document_entries WHERE project_id = ? AND dataset = ?",
+      "SELECT 'value' AS t, path AS a, value AS b, id, num FROM document_values WHERE project_id = ? AND dataset = ?",
+      "SELECT 'reference' AS t, target_id AS a, '' AS b, id, NULL AS num FROM document_references WHERE project_id = ? AND dataset = ?",
+      "SELECT 'entries' AS t, shape AS a, '' AS b, id, NULL AS num FROM document_entries WHERE project_id = ? AND dataset = ?",
     ];
+    type Row = { t: string; a: string; b: string; id: string; num: number | null };
     const rows = await withConnection(app.db, {
-      sqlite: (db) => statements.flatMap((sql) => db.prepare(sql).all(projectId, dataset) as { t: string; a: string; b: string; id: string }[]),
+      sqlite: (db) => statements.flatMap((sql) => db.prepare(sql).all(projectId, dataset) as Row[]),
       postgres: async (client) => {
         const all = [];
         for (const sql of statements) {
           let n = 0;
-          all.push(...(await client.query<{ t: string; a: string; b: string; id: string }>(sql.replace(/\?/g, () => `$${++n}`), [projectId, dataset])).rows);
+          all.push(...(await client.query<Row>(sql.replace(/\?/g, () => `$${++n}`), [projectId, dataset])).rows);
         }
         return all;
       },
     });
+    expect(rows.filter((row) => row.t === 'value' && row.num !== encodedNumber(row.b))).toEqual([]);
     return rows.map((row) => JSON.stringify([row.t, row.a, row.b, row.id])).sort();
   }
 

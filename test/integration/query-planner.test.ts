@@ -65,8 +65,6 @@ async function firstColumn(app: TestApp, sql: string): Promise<unknown[]> {
   return rows.map((row) => Object.values(row)[0]);
 }
 
-/** Where the engine adds up a path's numbers for math::sum/avg/min/max: in SQL (PostgreSQL), or here from pages of its value rows (SQLite). */
-const SUMS_IN_SQL = testEngine === 'postgres';
 /** The statement that sums a path's value rows in SQL: one row, nothing ordered, no document or entries row read. */
 const SUMMARY_SQL = /^SELECT COUNT\(x\.num\) AS n, (?:(?!ORDER BY|documents d|document_entries).)* FROM document_values x WHERE (?:(?!ORDER BY|documents d|document_entries).)*$/;
 /** A page of a path's value rows, in value order; the value is the sort value, sent once. */
@@ -279,10 +277,9 @@ describe(`query planner on the store (${testEngine})`, () => {
     await importInto('visits', [...counts.map((count, i) => ({ _id: `v${String(i).padStart(5, '0')}`, _type: 'visit', count })), { _id: 'x1', _type: 'other', label: 'none' }]);
     const sum = await explain('math::sum(*[_type == "visit"].count)', undefined, 'visits');
     expect(sum.result).toBe(counts.reduce((a, b) => a + b, 0));
-    // The count values' rows, in value order (or, on PostgreSQL, summed by the database): no
-    // document or entries row is read.
+    // The count values' rows, summed by the database: no document or entries row is read.
     const [sql] = sum.plan!.scans[0]!.sql;
-    expect(sql).toMatch(SUMS_IN_SQL ? SUMMARY_SQL : WALK_SQL);
+    expect(sql).toMatch(SUMMARY_SQL);
     expect(sql).not.toMatch(/document_entries|documents d/);
     // A page at a time, each after the last (value, id) of the one before: many values are tied
     // across the pages' edges, and every row is read once.
@@ -319,7 +316,7 @@ describe(`query planner on the store (${testEngine})`, () => {
     const sumOf = (perspective: string) => query({ query: 'math::sum(*[_type == "p"].n)' }, `?explain=true&perspective=${perspective}`, 'published').then(ok);
     const published = await sumOf('published');
     expect(published.result).toBe(7);
-    expect(published.plan!.scans[0]!.sql[0]).toMatch(SUMS_IN_SQL ? SUMMARY_SQL : WALK_SQL);
+    expect(published.plan!.scans[0]!.sql[0]).toMatch(SUMMARY_SQL);
     expect(published.plan!.scans[0]!.sql[0]).toMatch(/FROM document_values x WHERE .*NOT \(\(x\.id >= /);
     expect((await sumOf('raw')).result).toBe(37);
     expect(await result('math::avg(*[_type == "visit"].count)', undefined, 'visits')).toBe(counts.reduce((a, b) => a + b, 0) / counts.length);
@@ -376,12 +373,11 @@ describe(`query planner on the store (${testEngine})`, () => {
     const statements = async (text: string) => (await explain(text, undefined, 'numbers')).plan!.scans[0]!.sql;
     for (const text of ['math::sum(*[_type == "n"].ints)', 'math::avg(*[_type == "n"].ints)', 'math::min(*[_type == "n"].fracs)', 'math::max(*[_type == "n"].huge)']) {
       const sql = await statements(text);
-      if (SUMS_IN_SQL) expect(sql, text).toEqual([expect.stringMatching(SUMMARY_SQL)]);
-      else expect(sql[0], text).toMatch(WALK_SQL);
+      expect(sql, text).toEqual([expect.stringMatching(SUMMARY_SQL)]);
     }
     for (const text of ['math::sum(*[_type == "n"].fracs)', 'math::sum(*[_type == "n"].big)']) {
       const sql = await statements(text);
-      expect(sql.filter((statement) => SUMMARY_SQL.test(statement)), text).toHaveLength(SUMS_IN_SQL ? 1 : 0);
+      expect(sql.filter((statement) => SUMMARY_SQL.test(statement)), text).toHaveLength(1);
       expect(sql.some((statement) => WALK_SQL.test(statement)), text).toBe(true);
     }
     // The order matters here: (2^53 - 1) + 1 + 1 - 1 in dataset order, -1 + 1 + 1 + (2^53 - 1) in value order.
@@ -487,7 +483,7 @@ describe(`query planner on the store (${testEngine})`, () => {
     }
     const summed = await explain('math::sum(*[_type == "h"].valueOf)', undefined, 'hostile');
     expect(summed.result).toBe(5);
-    expect(summed.plan!.scans[0]!.sql[0]).toMatch(SUMS_IN_SQL ? SUMMARY_SQL : WALK_SQL);
+    expect(summed.plan!.scans[0]!.sql[0]).toMatch(SUMMARY_SQL);
     expect(await result('array::unique(*[_type == "h"].constructor)', undefined, 'hostile')).toEqual(['a', 'b', null]);
   });
 

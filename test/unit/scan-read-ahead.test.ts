@@ -63,7 +63,6 @@ describe('pages of a long scan', () => {
     const context: ScanContext = {
       batcher,
       readsOffThread: readAhead,
-      sumsNumbers: false,
       verbatim: false,
       shapes: async () => {
         const shapes = await store.documentIndex.shapes('p', 'production');

@@ -1,13 +1,16 @@
 // On SQLite, whose reads run on the server's thread, a count or a window whose rows come in id
 // order is read a slice of its access path's rows per statement, with the event loop free between
 // them (DocumentIndexReader.inSlices), and so is a window walked in a path's value order with a
-// filter (inValueSlices): a statement reads at most a slice's rows however few of them match. The answers must be exactly those of one statement, whatever the slice, and a sparse
-// query must take several statements. On a real SQLite file.
+// filter (inValueSlices), and a summary of a path's numbers (inNumberSlices): a statement reads
+// at most a slice's rows however few of them match. The answers must be exactly those of one
+// statement, whatever the slice, and a sparse query must take several statements. On a real
+// SQLite file.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { DocumentIndexReader } from '../../src/store/document-index/reader.ts';
 import { and, not, type DocumentCondition, type DocumentQuery, type DocumentSelection } from '../../src/store/document-index/document-query.ts';
 import { encodeScalar } from '../../src/store/document-index/values.ts';
+import type { NumberSummary } from '../../src/groq/index.ts';
 import type { SqlExecutor } from '../../src/store/sql.ts';
 import { countingStatements, stored, useIndexedSqlite } from '../helpers/indexed-sqlite.ts';
 
@@ -17,6 +20,9 @@ const DOCUMENTS = stored(
     _type: i % 7 < 4 ? 'post' : 'page',
     n: i % 3,
     k: i,
+    // Numbers with signs and fractions, and numbers with a string among them (a summary of mixed values).
+    m: ((i * 7) % 10) - 4.5,
+    w: i === 17 ? 'seventeen' : i,
     ...(i % 2 === 0 ? { ref: { _type: 'reference', _ref: 'd00' } } : {}),
   })),
 );
@@ -162,6 +168,44 @@ describe('reads in slices (SQLite)', () => {
       ),
       { numRuns: 300 },
     );
+  });
+
+  it("sums a path's numbers a slice of its value rows at a time, as one statement does, whatever the slice", async () => {
+    const summary = (query: DocumentQuery, reader: DocumentIndexReader) => reader.query('p', 'production', query).then((result) => ('numbers' in result ? result.numbers : null));
+    // Without d05 to d09: a condition on ids, checked on each value row.
+    const someIds = not({ kind: 'idRange', low: { value: 'd05', inclusive: true }, high: { value: 'd09', inclusive: true } });
+    await fc.assert(
+      fc.asyncProperty(fc.integer({ min: 1, max: 30 }), fc.constantFrom('n', 'k', 'm', 'w'), fc.boolean(), async (slice, path, allIds) => {
+        const where: DocumentCondition = allIds ? { kind: 'value', path } : and([{ kind: 'value', path }, someIds]);
+        const query: DocumentQuery = { where, order: { kind: 'value', path, descending: false }, offset: 0, limit: null, select: { kind: 'numbers' } };
+        const values = DOCUMENTS.filter((d) => allIds || d._id < 'd05' || d._id > 'd09').map((d) => d[path]);
+        const numbers = values.filter((value): value is number => typeof value === 'number');
+        const expected: NumberSummary =
+          numbers.length < values.length
+            ? { kind: 'mixed' }
+            : {
+                kind: 'numbers',
+                count: numbers.length,
+                sum: numbers.reduce((a, b) => a + b, 0),
+                min: Math.min(...numbers),
+                max: Math.max(...numbers),
+                magnitude: numbers.reduce((a, b) => a + Math.abs(b), 0),
+                fractions: numbers.filter((n) => !Number.isInteger(n)).length,
+              };
+        const reader = new DocumentIndexReader(db(), () => 1_000, undefined, slice);
+        expect(await summary(query, reader)).toEqual(expected);
+        expect(await summary(query, whole())).toEqual(expected);
+      }),
+      { numRuns: 60 },
+    );
+    // A slice of value rows is four times an id slice's (here four rows): a look for its end, and its summary.
+    const { executor, statements } = counting();
+    const reader = new DocumentIndexReader(executor, () => 1_000, undefined, 1);
+    const query: DocumentQuery = { where: { kind: 'value', path: 'k' }, order: { kind: 'value', path: 'k', descending: false }, offset: 0, limit: null, select: { kind: 'numbers' } };
+    await summary(query, reader);
+    const before = statements();
+    await summary(query, reader);
+    expect(statements() - before).toBe(2 * Math.ceil(DOCUMENTS.length / 4));
   });
 
   it("counts in a value's order only the documents with a value there", async () => {

@@ -38,7 +38,7 @@ export type DocumentSelection =
   | { kind: 'count' }
   /**
    * A summary of the numbers among the values of a path's value rows (the access path must read
-   * them: a walk of the path's values), summed by the database (IndexDialect.numberColumn).
+   * them: a walk of the path's values), summed by the database (the value rows' column `num`).
    */
   | { kind: 'numbers' }
   /**

@@ -2,6 +2,7 @@ import { binaryJsonColumn, binaryJsonParam, jsonColumn, type SqlExecutor } from 
 import type { StoredDocument } from '../records.ts';
 import { indexDialect } from './dialects/dialect.ts';
 import { indexEntries } from './entries.ts';
+import { encodedNumber } from './values.ts';
 
 const IDS_PER_STATEMENT = 500;
 const MAX_ROWS_PER_STATEMENT = 256;
@@ -85,6 +86,8 @@ export class DocumentIndexWriter {
     const fresh: string[] = [];
     const expand = byId.size - previous.size >= EXPAND_FROM;
     const shapes = new Map<string, unknown[]>();
+    // A number's value row holds the number too, where the database does not compute it (IndexDialect.numbers).
+    const writesNumbers = indexDialect(this.db.dialect).numbers === 'written';
     for (const [id, document] of byId) {
       const entries = indexEntries(document);
       const vals = Object.fromEntries(entries.values);
@@ -101,7 +104,7 @@ export class DocumentIndexWriter {
         fresh.push(id);
       } else {
         for (const [path, value] of entries.values) {
-          if (old?.vals[path] !== value) addedValues.push([projectId, dataset, path, value, id]);
+          if (old?.vals[path] !== value) addedValues.push(writesNumbers ? [projectId, dataset, path, value, id, encodedNumber(value)] : [projectId, dataset, path, value, id]);
         }
         const refs = new Set(entries.references);
         const oldRefs = new Set(old?.refs);
@@ -116,7 +119,7 @@ export class DocumentIndexWriter {
     await this.insertRows('INSERT INTO document_shapes (project_id, dataset, shape, type, paths) VALUES', placeholders(5), [...shapes.values()], ' ON CONFLICT (project_id, dataset, shape) DO NOTHING');
     // In key order: consecutive rows land on the same pages of the index (imports add thousands).
     addedValues.sort(compareValueRows);
-    await this.insertRows('INSERT INTO document_values (project_id, dataset, path, value, id) VALUES', placeholders(5), addedValues);
+    await this.insertRows(`INSERT INTO document_values (project_id, dataset, path, value, id${writesNumbers ? ', num' : ''}) VALUES`, placeholders(writesNumbers ? 6 : 5), addedValues);
     await this.insertRows('INSERT INTO document_references (project_id, dataset, target_id, id) VALUES', placeholders(4), addedReferences);
     await this.insertRows(
       'INSERT INTO document_entries (project_id, dataset, id, shape, vals, refs) VALUES',

@@ -8,7 +8,7 @@ import { indexDialect, type IndexDialect } from './dialects/dialect.ts';
 import { ALL, type DocumentQuery, type DocumentQueryResult, type DocumentRow } from './document-query.ts';
 import { parseShapePaths, type ShapeInfo } from './entries.ts';
 import { compileCounts, type Count } from './sql/compile-counts.ts';
-import { compileQuery, compileSlices, compileValueSlices, type CompiledQuery, type RawRow, type Scope, type ValueKey } from './sql/compile-query.ts';
+import { compileNumberSlices, compileQuery, compileSlices, compileValueSlices, type CompiledQuery, type RawRow, type Scope, type ValueKey } from './sql/compile-query.ts';
 
 /** Windows of at most this many rows, from the first, are planned once (StatementOptions.planOnce). */
 const PLAN_ONCE_LIMIT = 100;
@@ -23,6 +23,8 @@ const COUNTS_KEPT = 1000;
 const COUNTS_PER_STATEMENT = 500;
 /** Rows of its access path a statement reads at most where the database reads on the server's thread (inSlices). */
 const SLICE_ROWS = 5_000;
+/** A summary's slice of value rows, as a multiple of sliceRows (inNumberSlices). */
+const NUMBER_SLICE_FACTOR = 4;
 /** The first slice's rows (inSlices). */
 const FIRST_SLICE_ROWS = 256;
 
@@ -57,11 +59,6 @@ export class DocumentIndexReader {
   /** Whether the database reads beside this thread, so that a page asked for ahead is read meanwhile. */
   get readsOffThread(): boolean {
     return sqlDialect(this.db.dialect).readsOffThread;
-  }
-
-  /** Whether the database sums a path's numbers itself (IndexDialect.numberColumn; DocumentSelection `numbers`). */
-  get sumsNumbers(): boolean {
-    return this.dialect.numberColumn !== null;
   }
 
   /** The statement a query would run by the counts known now (none is measured), as its engine runs it. */
@@ -102,7 +99,10 @@ export class DocumentIndexReader {
         // a scan's pages, counts and unbounded queries are planned for theirs. A window further down
         // has its OFFSET in its text: each page of a listing would take a prepared statement's place.
         const planOnce = query.limit !== null && query.limit <= PLAN_ONCE_LIMIT && query.offset === 0;
-        const sliced = this.readsOffThread ? null : ((await this.inSlices(scope, query, plans[first]!, planOnce)) ?? (await this.inValueSlices(scope, query, plans[first]!)));
+        const plan = plans[first]!;
+        const sliced = this.readsOffThread
+          ? null
+          : ((await this.inSlices(scope, query, plan, planOnce)) ?? (await this.inValueSlices(scope, query, plan)) ?? (await this.inNumberSlices(scope, query, plan)));
         if (sliced) {
           results[first] = sliced;
           continue;
@@ -190,7 +190,7 @@ export class DocumentIndexReader {
     for (;;) {
       rows.push(...(await this.db.all<RawRow>(slice.statement)));
       if (rows.length >= wanted) break;
-      const [end] = await this.db.all<RawRow>(slices.boundary(after, size).statement);
+      const [end]: RawRow[] = await this.db.all<RawRow>(slices.boundary(after, size).statement);
       if (end === undefined) break;
       after = { id: end.id, value: end.sort_value! };
       size = Math.max(Math.min(size * 2, most), wanted - rows.length);
@@ -208,6 +208,33 @@ export class DocumentIndexReader {
       return document ? [{ ...document, sort_value: row.sort_value }] : [];
     });
     return toResult(query, byId, read, sql);
+  }
+
+  /**
+   * A summary of a path's numbers on an engine that reads on the server's thread, a slice of the
+   * path's value rows per statement (compileNumberSlices): one statement over a path of a million
+   * rows would hold every other request. An aggregate reads a row for much less than a window
+   * sends one to this thread: its slices are larger. Null where the query is read in one statement.
+   */
+  private async inNumberSlices(scope: Scope, query: DocumentQuery, plan: IndexPlan): Promise<DocumentQueryResult | null> {
+    const slices = compileNumberSlices(this.dialect, scope, query, plan);
+    if (!slices) return null;
+    const size = this.sliceRows * NUMBER_SLICE_FACTOR;
+    let after: ValueKey | null = null;
+    let summary: NumberSummary | null = null;
+    let sql: string | null = null;
+    for (;;) {
+      const [end]: RawRow[] = await this.db.all<RawRow>(slices.boundary(after, size).statement);
+      const through: ValueKey | null = end ? { id: end.id, value: end.sort_value! } : null;
+      const slice = slices.slice(after, through);
+      sql ??= this.compile(slice).text;
+      const [row] = await this.db.all<RawRow>(slice.statement);
+      summary = addSummaries(summary, numberSummary(row));
+      // Another kind of value makes the whole a summary of mixed values: the rest cannot change it.
+      if (through === null || summary.kind === 'mixed') return { numbers: summary, sql };
+      after = through;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
   }
 
   private compile(query: CompiledQuery) {
@@ -305,6 +332,22 @@ function toResult(query: DocumentQuery, compiled: CompiledQuery, rows: RawRow[],
       if (raw.sort_value !== undefined) row.sortValue = raw.sort_value;
       return row;
     }),
+  };
+}
+
+/** The summary of two parts' numbers together (of none: the second's). */
+function addSummaries(a: NumberSummary | null, b: NumberSummary): NumberSummary {
+  if (a === null || b.kind === 'mixed') return b;
+  if (a.kind === 'mixed') return a;
+  const bound = (x: number | null, y: number | null, pick: (x: number, y: number) => number) => (x === null ? y : y === null ? x : pick(x, y));
+  return {
+    kind: 'numbers',
+    count: a.count + b.count,
+    sum: a.sum + b.sum,
+    min: bound(a.min, b.min, Math.min),
+    max: bound(a.max, b.max, Math.max),
+    magnitude: a.magnitude + b.magnitude,
+    fractions: a.fractions + b.fractions,
   };
 }
 

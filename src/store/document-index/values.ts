@@ -98,6 +98,11 @@ export function decodeScalar(encoded: string): string | number | boolean | undef
   }
 }
 
+/** The number an encoded value stands for; null for a value of another kind (the value rows' `num`). */
+export function encodedNumber(encoded: string): number | null {
+  return encoded[0] === RANK_NUMBER ? decodeNumber(encoded) : null;
+}
+
 /** A string the index holds whole, so that equality with it is exact. */
 export function isWholeString(text: string): boolean {
   return storableLength(text) === text.length;

@@ -9,6 +9,7 @@ import { announceSqliteCommit } from './commit-signal.ts';
 import { GroupCommit } from './group-commit.ts';
 import { WalCheckpointer } from './wal-checkpointer.ts';
 import { withParameterExpressions } from './parameter-expressions.ts';
+import { registerSqlFunctions } from './sql-functions.ts';
 
 type Connection = BetterSqlite3.Database;
 
@@ -68,6 +69,7 @@ const PAGE_CACHE_KB = 8_000;
 export function openSqliteConnection(file: string, readonly: boolean, walLimitBytes = WAL_LIMIT_BYTES): Connection {
   const conn = new BetterSqlite3(file, { readonly });
   conn.pragma('busy_timeout = 5000');
+  registerSqlFunctions(conn);
   if (!readonly) {
     conn.pragma('journal_mode = WAL');
     // FULL: a commit is on disk (the WAL synced) before it is answered, so an answered write
@@ -116,6 +118,7 @@ export interface SqliteOptions {
 function openReadOnly(file: string): Database {
   const connection = new BetterSqlite3(file, { readonly: true });
   connection.pragma('busy_timeout = 5000');
+  registerSqlFunctions(connection);
   const read = executor(connection);
   const refuse = async (): Promise<never> => {
     throw new Error('BUG: a write on a read-only store');

@@ -34,10 +34,17 @@ export interface IndexDialect {
    */
   runBatch(db: SqlExecutor, queries: readonly CompiledQuery[]): Promise<RawRow[][]>;
   /**
-   * The column of the value rows that holds a number's value decoded (NULL for other values), for
-   * aggregates of a path's numbers in SQL (DocumentSelection `numbers`); null where there is none.
+   * How the value rows' `num` (a number's value decoded, NULL for other values; for aggregates of a
+   * path's numbers in SQL, DocumentSelection `numbers`) is filled: 'generated' by the database as
+   * it stores a row, or 'written' by the writer beside the value.
    */
-  readonly numberColumn: string | null;
+  readonly numbers: 'generated' | 'written';
+  /**
+   * The sum of a column of numbers (an aggregate), without an error however large it grows: past
+   * `limit` in magnitude its value is not used, only that it is past it (PostgreSQL's SUM of
+   * doubles raises one on overflow).
+   */
+  boundedSum(expression: string, limit: number): string;
   /** The value rows, then the reference rows, of documents whose entries row was just written, in key order. */
   expandEntries(projectId: string, dataset: string, ids: readonly string[]): [values: Sql, references: Sql];
 }

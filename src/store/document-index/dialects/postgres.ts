@@ -51,7 +51,10 @@ export const postgresIndexDialect: IndexDialect = {
   },
 
   // Generated from the encoded value (migration 012).
-  numberColumn: 'num',
+  numbers: 'generated',
+  // Each term clamped to ±limit: no count of rows makes such a sum overflow, and one with a term
+  // clamped is past the limit still.
+  boundedSum: (expression, limit) => `SUM(LEAST(GREATEST(${expression}, ${-limit}), ${limit}))`,
 
   expandEntries(projectId, dataset, ids) {
     // Each id found by the entries' key. An import writes in one transaction, so the statistics

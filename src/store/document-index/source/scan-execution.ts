@@ -47,8 +47,6 @@ export interface ScanContext {
    * work, and one long statement (grouping a path's values) holds no thread.
    */
   readsOffThread: boolean;
-  /** Whether the database sums a path's numbers itself (DocumentSelection `numbers`). */
-  sumsNumbers: boolean;
   /** The most documents an answer may hold; called with the count when a scan would return more. */
   limit?: DocumentLimit;
   /** Whether documents may come as their stored text (SourceOptions.verbatim). */
@@ -248,11 +246,11 @@ export class ScanExecution {
 
   /**
    * For math:: aggregates of the numbers at `path`: their summary, computed by the database over
-   * the path's value rows (IndexDialect.numberColumn) when they stand for the candidates
-   * (valueWalk()); else null. One statement: the database reads beside this thread.
+   * the path's value rows (their column `num`) when they stand for the candidates (valueWalk());
+   * else null. One statement, or on SQLite one per slice of the rows (DocumentIndexReader).
    */
   async numbers(path: FieldPath): Promise<NumberSummary | null> {
-    const walked = this.request.unordered && this.context.sumsNumbers ? await this.walkOf(path) : null;
+    const walked = this.request.unordered ? await this.walkOf(path) : null;
     if (walked === null) return null;
     const result = await this.ask({ ...walkQuery(walked.walk, walked.select, null), select: { kind: 'numbers' } });
     return 'numbers' in result ? result.numbers : null;

@@ -176,7 +176,6 @@ export class StoreDocumentSource implements DocumentSource {
     return {
       batcher: this.batcher,
       readsOffThread: this.reads.documentIndex.readsOffThread,
-      sumsNumbers: this.reads.documentIndex.sumsNumbers,
       verbatim: this.verbatim,
       ...(this.limit ? { limit: this.limit } : {}),
       shapes: () =>

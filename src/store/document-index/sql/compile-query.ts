@@ -99,11 +99,14 @@ const PATH_ROWS: PathCompilers = {
 const readsContent = (select: DocumentSelection) => select.kind === 'content' || select.kind === 'paths';
 
 /**
- * `through`: where the rows come in id order, only those up to and including the id it evaluates
- * to, in the order's direction (QuerySlices). A constant for the statement, so that it bounds the
- * walk of the index rather than filter each row to its end.
+ * Where a slice of rows ends, its last row included: in id order, the id an expression evaluates
+ * to (a constant for the statement, so that it bounds the walk of the index rather than filter
+ * each row to its end, in the order's direction: QuerySlices); walked up a path's value rows, a
+ * value row's key (NumberSlices).
  */
-export function compileQuery(dialect: IndexDialect, scope: Scope, query: DocumentQuery, plan: IndexPlan, through?: Sql, walked?: WalkedRows): CompiledQuery {
+export type Through = { kind: 'id'; id: Sql } | { kind: 'value'; key: ValueKey };
+
+export function compileQuery(dialect: IndexDialect, scope: Scope, query: DocumentQuery, plan: IndexPlan, through?: Through, walked?: WalkedRows): CompiledQuery {
   const { select, order, after } = query;
   if (readsContent(select) && order.kind === 'value' && query.limit !== null) return windowThenContent(dialect, scope, query, plan);
   const rows = walked
@@ -122,7 +125,7 @@ export function compileQuery(dialect: IndexDialect, scope: Scope, query: Documen
   // meet them by an opaque id: SQLite carried a bound through the join's equality and read the
   // joined table by that range instead of by key (a page of a value's documents read every
   // document past the bound for each of its rows).
-  const boundsIds = through !== undefined || (after !== undefined && after.value === undefined);
+  const boundsIds = through?.kind === 'id' || (after !== undefined && after.value === undefined);
   const bounded = boundsIds ? rows.alias : row;
   const joinedId = boundsIds ? dialect.opaque(`${rows.alias}.id`) : `${rows.alias}.id`;
   const direction = order.descending ? ' DESC' : '';
@@ -164,9 +167,12 @@ export function compileQuery(dialect: IndexDialect, scope: Scope, query: Documen
   }
   for (const part of filter) where.push(predicate(dialect, row, part));
   if (after && after.value === undefined) where.push(sql`(${raw(bounded)}.id ${raw(order.descending ? '<' : '>')} ${after.id})`);
-  if (through) {
+  if (through?.kind === 'id') {
     if (order.kind !== 'id') throw new Error('BUG: a slice of rows not in id order');
-    where.push(sql`${raw(bounded)}.id ${raw(order.descending ? '>=' : '<=')} ${through}`);
+    where.push(sql`${raw(bounded)}.id ${raw(order.descending ? '>=' : '<=')} ${through.id}`);
+  } else if (through?.kind === 'value') {
+    if (!sortedByPath || order.descending) throw new Error('BUG: a slice of value rows not walked up their values');
+    where.push(sql`(x.value, x.id) <= (${through.key.value}, ${through.key.id})`);
   }
 
   const columns = join(selected.map(([expression, name]) => sql`${expression} AS ${raw(name)}`));
@@ -264,12 +270,12 @@ export function compileSlices(dialect: IndexDialect, scope: Scope, query: Docume
     first: (size) => {
       const last = sql`(${ids(bare, size - 1, 1).statement})`;
       const lastOfFewer = sql`(SELECT ${raw(order.descending ? 'MIN' : 'MAX')}(b.id) FROM (${ids(bare, 0, size).statement}) b)`;
-      const within = compileQuery(dialect, scope, startingAfter(query, bare), plan, sql`COALESCE(${last}, ${lastOfFewer})`);
+      const within = compileQuery(dialect, scope, startingAfter(query, bare), plan, { kind: 'id', id: sql`COALESCE(${last}, ${lastOfFewer})` });
       if (query.select.kind !== 'count') return within;
       return { ...within, statement: sql`SELECT (${within.statement}) AS n, ${last} AS slice_end`, columns: ['n', 'slice_end'] };
     },
     boundary: (after, size) => ids(after, size - 1, 1),
-    slice: (after, through) => compileQuery(dialect, scope, startingAfter(query, after), plan, through === null ? undefined : sql`${through}`),
+    slice: (after, through) => compileQuery(dialect, scope, startingAfter(query, after), plan, through === null ? undefined : { kind: 'id', id: sql`${through}` }),
   };
 }
 
@@ -303,10 +309,9 @@ export function compileValueSlices(dialect: IndexDialect, scope: Scope, query: D
   // checks, and the one a perspective adds (no drafts), which keeps nearly every row.
   if (!plan.filter.some((part) => holds(part, BESIDES_IDS))) return null;
   if (query.limit === null || select.kind !== 'values') return null;
-  const walk: IndexPlan = { path: plan.path, filter: [] };
+  const path = plan.path;
   // The path's rows alone, in the window's order: an index read alone (walked down, split at its last value).
-  const valueRows = (after: ValueKey | null, offset: number, limit: number) =>
-    compileQuery(dialect, scope, { ...startingAfter(query, after), select: { kind: 'values', paths: [], type: false }, offset, limit }, walk);
+  const valueRows = (after: ValueKey | null, offset: number, limit: number) => pathRowsAfter(dialect, scope, query, path, after, offset, limit);
   return {
     slice: (after, size, limit) => {
       const rows = sql`SELECT ${scope.projectId} AS project_id, ${scope.dataset} AS dataset, w.sort_value AS value, w.id AS id FROM (${valueRows(after, 0, size).statement}) w`;
@@ -314,6 +319,34 @@ export function compileValueSlices(dialect: IndexDialect, scope: Scope, query: D
     },
     boundary: (after, size) => valueRows(after, size - 1, 1),
   };
+}
+
+/**
+ * A summary of a path's numbers (a `numbers` selection) read a slice of the path's value rows at a
+ * time, walked up their values, for an engine that reads on the server's thread (as QuerySlices
+ * reads rows in id order): `boundary(after, size)` finds the last of the `size` value rows past
+ * `after` (none: fewer are left); `slice(after, through)` summarises the rows past `after` up to
+ * and including `through` (to the end when null). The slices' summaries add up to the whole's.
+ * Null where the query is not such a summary.
+ */
+export interface NumberSlices {
+  boundary(after: ValueKey | null, size: number): CompiledQuery;
+  slice(after: ValueKey | null, through: ValueKey | null): CompiledQuery;
+}
+
+export function compileNumberSlices(dialect: IndexDialect, scope: Scope, query: DocumentQuery, plan: IndexPlan): NumberSlices | null {
+  const { order } = query;
+  if (query.select.kind !== 'numbers' || order.kind !== 'value' || order.descending || plan.path.kind !== 'value-walk' || plan.path.path !== order.path) return null;
+  const path = plan.path;
+  return {
+    boundary: (after, size) => pathRowsAfter(dialect, scope, query, path, after, size - 1, 1),
+    slice: (after, through) => compileQuery(dialect, scope, startingAfter(query, after), plan, through === null ? undefined : { kind: 'value', key: through }),
+  };
+}
+
+/** A window of the value rows a walk of a path yields (ids and values, no filter: an index read alone), in the query's order past `after`. */
+function pathRowsAfter(dialect: IndexDialect, scope: Scope, query: DocumentQuery, path: Extract<AccessPath, { kind: 'value-walk' }>, after: ValueKey | null, offset: number, limit: number): CompiledQuery {
+  return compileQuery(dialect, scope, { ...startingAfter(query, after), select: { kind: 'values', paths: [], type: false }, offset, limit }, { path, filter: [] });
 }
 
 /** The query with its rows after `after`, an id or (in a value's order) a row's id and value; from the start when null. */
@@ -324,7 +357,7 @@ function startingAfter(query: DocumentQuery, after: string | ValueKey | null): D
 }
 
 /** 2^53: the first magnitude past the safe integers. */
-const CLAMP = 2 ** 53;
+const PAST_SAFE = 2 ** 53;
 
 type Columns = { selected: [expression: Sql, name: string][]; valueColumns: string[] };
 
@@ -340,19 +373,17 @@ function firstColumns(rows: PathRows): Columns {
 
 /** A `numbers` selection's columns: over the value rows of a path, what NumberSummary holds. */
 function summaryColumns(dialect: IndexDialect, rows: PathRows): Columns {
-  const num = dialect.numberColumn;
-  if (num === null) throw new Error('BUG: a summary of numbers on an engine without a number column');
   assertValueRows(rows, 'a summary of numbers');
-  const x = `x.${num}`;
-  // Sums of the numbers clamped to ±2^53, which no count of rows makes overflow (an error in
-  // PostgreSQL): a sum with a number clamped has a magnitude past 2^53 - 1, and is not used.
+  const x = 'x.num';
+  // A sum is used only while the magnitudes of its terms add up to at most 2^53 - 1 (math.ts):
+  // past 2^53 its value does not matter.
   const columns: [string, string][] = [
     [`COUNT(${x})`, 'n'],
     [`COUNT(*) - COUNT(${x})`, 'others'],
-    [`SUM(LEAST(GREATEST(${x}, ${-CLAMP}), ${CLAMP}))`, 'total'],
+    [dialect.boundedSum(x, PAST_SAFE), 'total'],
     [`MIN(${x})`, 'least'],
     [`MAX(${x})`, 'greatest'],
-    [`SUM(LEAST(ABS(${x}), ${CLAMP}))`, 'magnitude'],
+    [dialect.boundedSum(`ABS(${x})`, PAST_SAFE), 'magnitude'],
     [`SUM(CASE WHEN ${x} <> TRUNC(${x}) THEN 1 ELSE 0 END)`, 'fractions'],
   ];
   return { selected: columns.map(([expression, name]) => [raw(expression), name]), valueColumns: [] };
