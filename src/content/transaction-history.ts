@@ -89,6 +89,7 @@ export class TransactionHistory {
     if (query.fromTime !== undefined) window.fromTime = isoTime(query.fromTime, 'fromTime');
     if (query.toTime !== undefined) window.toTime = isoTime(query.toTime, 'toTime');
     if (query.authors !== undefined) {
+      if (query.authors.length === 0) throw badRequest('authors names no author: give user ids, token:<id> or system, separated by commas');
       if (query.authors.length > MAX_AUTHORS) throw badRequest(`authors may name at most ${MAX_AUTHORS} authors`);
       window.authors = query.authors;
     }

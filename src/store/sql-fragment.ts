@@ -61,6 +61,11 @@ export function list(values: readonly unknown[]): Sql {
   return new Sql(['', ...values.map((_, i) => (i < values.length - 1 ? ', ' : ''))], values);
 }
 
+/** `expression IN (values)`; with no values, a condition nothing meets (an empty IN list is a syntax error in PostgreSQL). */
+export function isIn(expression: string, values: readonly unknown[]): Sql {
+  return values.length === 0 ? raw('1 = 0') : sql`${raw(expression)} IN (${list(values)})`;
+}
+
 export interface CompiledSql {
   readonly text: string;
   readonly params: readonly unknown[];

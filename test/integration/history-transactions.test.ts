@@ -207,6 +207,12 @@ describe(`Sanity's History API: transactions and documents at a revision (${test
       expect(lineIds((await transactions(draft, `authors=${adminId},nobody`)).lines)).toEqual([ids[0], ids[1], ids[3], ids[5]]);
       const many = Array.from({ length: 101 }, (_, n) => `user-${n}`).join(',');
       expect((await transactions(draft, `authors=${many}`)).status).toBe(400);
+      // A list that names no author is refused, not read as every author or as none.
+      for (const empty of ['', ',', ' , ']) {
+        const refused = await transactions(draft, `authors=${encodeURIComponent(empty)}`);
+        expect(refused.status).toBe(400);
+        expect(refused.body).toMatchObject({ statusCode: 400, error: 'Bad Request', message: expect.stringContaining('authors names no author') });
+      }
     });
 
     it('lists every document a transaction wrote unless includeIdentifiedDocumentsOnly=true', async () => {

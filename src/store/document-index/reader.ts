@@ -2,7 +2,7 @@ import { LRUCache } from 'lru-cache';
 import type { NumberSummary } from '../../groq/index.ts';
 import { sqlDialect } from '../dialects/dialect.ts';
 import type { SqlExecutor } from '../sql.ts';
-import { compileSql, list, sql } from '../sql-fragment.ts';
+import { compileSql, isIn, sql } from '../sql-fragment.ts';
 import { chooseAccessPath, type IndexPlan, type IndexStatistics } from './access-path.ts';
 import { indexDialect, type IndexDialect } from './dialects/dialect.ts';
 import { ALL, type DocumentQuery, type DocumentQueryResult, type DocumentRow } from './document-query.ts';
@@ -300,7 +300,7 @@ export class DocumentIndexReader {
     for (let start = 0; start < ids.length; start += 500) {
       const chunk = ids.slice(start, start + 500);
       const rows = await this.db.all<{ id: string; shape: string }>(
-        sql`SELECT id, shape FROM document_entries WHERE project_id = ${projectId} AND dataset = ${dataset} AND id IN (${list(chunk)})`,
+        sql`SELECT id, shape FROM document_entries WHERE project_id = ${projectId} AND dataset = ${dataset} AND ${isIn('id', chunk)}`,
       );
       for (const row of rows) found.set(row.id, row.shape);
     }

@@ -1,6 +1,6 @@
 import { binaryJsonColumn, jsonColumn, type Dialect, type SqlExecutor } from '../sql.ts';
 import type { RevisionRecord, StoredDocument } from '../records.ts';
-import { list, raw, sql } from '../sql-fragment.ts';
+import { isIn, raw, sql } from '../sql-fragment.ts';
 
 interface RevisionRow {
   id: string;
@@ -199,7 +199,7 @@ export class RevisionRepository {
       const chunk = transactionIds.slice(start, start + ROWS_PER_STATEMENT);
       const rows = await this.db.all<{ document_id: string; is_draft: number; transaction_id: string; content: unknown }>(
         sql`SELECT document_id, is_draft, transaction_id, ${raw(content)} AS content FROM revisions
-         WHERE project_id = ${projectId} AND dataset = ${dataset} AND transaction_id IN (${list(chunk)})${named ? sql` AND document_id IN (${list(named)})` : raw('')}`,
+         WHERE project_id = ${projectId} AND dataset = ${dataset} AND ${isIn('transaction_id', chunk)}${named ? sql` AND ${isIn('document_id', named)}` : raw('')}`,
       );
       for (const row of rows) {
         if (wanted && !wanted.has(row.document_id)) continue;

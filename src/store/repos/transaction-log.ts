@@ -1,5 +1,5 @@
 import type { SqlExecutor } from '../sql.ts';
-import { join, list, raw, sql, type Sql } from '../sql-fragment.ts';
+import { join, isIn, raw, sql, type Sql } from '../sql-fragment.ts';
 import { loggedChangeOf, type ChangeRow, type LoggedChangeFields } from './document-changes.ts';
 
 /** A change-log row as the transaction history reads it: one document written or deleted by one transaction. */
@@ -60,7 +60,7 @@ export class TransactionLogRepository {
     if (window.maxSeq !== undefined) conditions.push(sql`seq <= ${window.maxSeq}`);
     if (window.fromTime !== undefined) conditions.push(sql`created_at >= ${window.fromTime}`);
     if (window.toTime !== undefined) conditions.push(sql`created_at <= ${window.toTime}`);
-    if (window.authors !== undefined) conditions.push(sql`COALESCE(actor, 'system') IN (${list(window.authors)})`);
+    if (window.authors !== undefined) conditions.push(isIn("COALESCE(actor, 'system')", window.authors));
     const where = conditions.length > 0 ? sql` AND ${join(conditions, ' AND ')}` : raw('');
     const order = raw(window.reverse ? 'DESC' : 'ASC');
     const one = (documentId: string, alias: string) =>
@@ -87,8 +87,8 @@ export class TransactionLogRepository {
     for (let start = 0; start < transactionIds.length; start += IDS_PER_STATEMENT) {
       const chunk = transactionIds.slice(start, start + IDS_PER_STATEMENT);
       const rows = await this.db.all<HistoryRow>(
-        sql`SELECT ${raw(COLUMNS)} FROM document_changes WHERE project_id = ${projectId} AND dataset = ${dataset} AND transaction_id IN (${list(chunk)})${
-          only ? sql` AND document_id IN (${list(only)})` : raw('')
+        sql`SELECT ${raw(COLUMNS)} FROM document_changes WHERE project_id = ${projectId} AND dataset = ${dataset} AND ${isIn('transaction_id', chunk)}${
+          only ? sql` AND ${isIn('document_id', only)}` : raw('')
         }`,
       );
       for (const row of rows) changes.push(toChange(row));

@@ -3,7 +3,7 @@
 // plans joins itself); the plan's filter becomes predicates on each row. The documents row and
 // the entries row are joined by key where what is selected, ordered or checked reads them: a
 // window of values from the reference index reads no documents row. Nothing is chosen here.
-import { join, list, raw, sql, type Sql } from '../../sql-fragment.ts';
+import { join, isIn, raw, sql, type Sql } from '../../sql-fragment.ts';
 import type { AccessPath, IndexPlan } from '../access-path.ts';
 import type { IndexDialect } from '../dialects/dialect.ts';
 import { isEquality, type Bound, type DocumentQuery, type DocumentSelection } from '../document-query.ts';
@@ -67,7 +67,7 @@ function valueRows(scope: Scope, path: string, low: Bound | undefined, high: Bou
 
 function referenceRows(scope: Scope, ids: readonly string[]): PathRows {
   if (ids.length !== 1) {
-    const table = sql`(SELECT DISTINCT project_id, dataset, id FROM document_references WHERE project_id = ${scope.projectId} AND dataset = ${scope.dataset} AND target_id IN (${list(ids)})) x`;
+    const table = sql`(SELECT DISTINCT project_id, dataset, id FROM document_references WHERE project_id = ${scope.projectId} AND dataset = ${scope.dataset} AND ${isIn('target_id', ids)}) x`;
     return { table, alias: 'x', conditions: [] };
   }
   const conditions = [sql`x.project_id = ${scope.projectId}`, sql`x.dataset = ${scope.dataset}`, sql`x.target_id = ${ids[0]}`];
@@ -86,7 +86,7 @@ const PATH_ROWS: PathCompilers = {
   'value-range': ({ path, low, high }, scope) => valueRows(scope, path, low, high),
   'value-walk': ({ path, low, high }, scope) => valueRows(scope, path, low, high),
   'value-in': ({ path, values }, scope) => {
-    const conditions = [sql`x.project_id = ${scope.projectId}`, sql`x.dataset = ${scope.dataset}`, sql`x.path = ${path}`, sql`x.value IN (${list(values)})`];
+    const conditions = [sql`x.project_id = ${scope.projectId}`, sql`x.dataset = ${scope.dataset}`, sql`x.path = ${path}`, isIn('x.value', values)];
     return { table: raw('document_values x'), alias: 'x', conditions, valuePath: path, idOrdered: values.length === 1 };
   },
   'entries-walk': ({ shapes }, scope, dialect) => ({

@@ -1,6 +1,6 @@
 // Conditions as SQL predicates on a candidate row: through the keys of the index tables, the
 // documents row `d` (its type) and the entries row `e` (values by path, the shape).
-import { join, list, raw, sql, type Sql } from '../../sql-fragment.ts';
+import { join, isIn, raw, sql, type Sql } from '../../sql-fragment.ts';
 import type { IndexDialect } from '../dialects/dialect.ts';
 import { isEquality, type Bound, type DocumentCondition } from '../document-query.ts';
 import { TRUNCATED } from '../values.ts';
@@ -49,20 +49,20 @@ export function predicate(dialect: IndexDialect, row: string, condition: Documen
     case 'none':
       return FALSE;
     case 'id':
-      return condition.ids.length === 0 ? FALSE : sql`${raw(row)}.id IN (${list(condition.ids)})`;
+      return isIn(`${row}.id`, condition.ids);
     case 'idRange':
       return sql`(${bounds(`${row}.id`, condition.low, condition.high)})`;
     case 'type':
-      return condition.types.length === 0 ? FALSE : sql`d.type IN (${list(condition.types)})`;
+      return isIn('d.type', condition.types);
     case 'references':
       if (condition.ids.length === 0) return FALSE;
-      return sql`EXISTS (SELECT 1 FROM document_references r WHERE r.project_id = ${raw(row)}.project_id AND r.dataset = ${raw(row)}.dataset AND r.target_id IN (${list(condition.ids)}) AND r.id = ${raw(row)}.id)`;
+      return sql`EXISTS (SELECT 1 FROM document_references r WHERE r.project_id = ${raw(row)}.project_id AND r.dataset = ${raw(row)}.dataset AND ${isIn('r.target_id', condition.ids)} AND r.id = ${raw(row)}.id)`;
     case 'value':
       return valueWithin(dialect, condition.path, condition.low, condition.high);
     case 'contains':
       return valueContains(dialect, condition.path, condition.texts);
     case 'shape':
-      return condition.hashes.length === 0 ? FALSE : sql`e.shape IN (${list(condition.hashes)})`;
+      return isIn('e.shape', condition.hashes);
     case 'not':
       return sql`NOT (${predicate(dialect, row, condition.condition)})`;
     case 'and':
