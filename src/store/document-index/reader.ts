@@ -190,7 +190,7 @@ export class DocumentIndexReader {
     for (;;) {
       rows.push(...(await this.db.all<RawRow>(slice.statement)));
       if (rows.length >= wanted) break;
-      const [end]: RawRow[] = await this.db.all<RawRow>(slices.boundary(after, size).statement);
+      const [end] = await this.db.all<RawRow>(slices.boundary(after, size).statement);
       if (end === undefined) break;
       after = { id: end.id, value: end.sort_value! };
       size = Math.max(Math.min(size * 2, most), wanted - rows.length);
