@@ -83,7 +83,7 @@ export function registerSanityHistoryRoutes(app: FastifyInstance, services: Serv
             toTransaction: transactionId,
             fromTime: time,
             toTime: time,
-            authors: { type: 'string', maxLength: 10_000, description: 'Comma-separated author ids (user ids, token:<id>, system)' },
+            authors: { type: 'string', maxLength: 10_000, description: 'Comma-separated author ids (user ids, token:<id>, system), 1 to 100' },
             includeIdentifiedDocumentsOnly: { type: 'boolean', default: false },
             tag: { type: 'string' },
             ...projectQuery,
