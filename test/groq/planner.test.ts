@@ -82,6 +82,17 @@ describe('query planner: what it pushes down', () => {
     expect(plan('*[_type == "post"] | order(lower(title))[0]')[0]).toMatchObject({ order: 'lower(title)', orderable: false });
   });
 
+  it('reads `[]` of the dataset, of a filter, an order or a slice of it as what it traverses, and `[]` of an element as null', async () => {
+    // `*[][90000...90010]` read every document of the dataset in one statement, then sliced them.
+    expect(plan('*[][1...3]._id')).toEqual([expect.objectContaining({ range: '[1...3]', constraints: [] })]);
+    expect(plan('count(*[][_type == "post"])')).toEqual([expect.objectContaining({ count: true, constraints: ['_type == "post"'] })]);
+    expect(plan('*[_type == "post"][] | order(views desc)[][0...2][]{title}')).toEqual([expect.objectContaining({ order: 'views desc', range: '[0...2]' })]);
+    expect(plan('*[][0]')).toEqual([expect.objectContaining({ range: '[0]' })]);
+    const queries = ['*[][1...3]._id', 'count(*[][_type == "post"])', '*[_type == "post"][] | order(views desc)[][0...2][]{title}', '*[][0]', '*[0][]', '*[][0][]', 'count(*[0][])', '*[]'];
+    for (const query of queries) expect(await evaluate(query, { dataset: DOCS }), query).toEqual(await evaluate(query, { dataset: DOCS, planner: false }));
+    expect(await evaluate('*[0][]', { dataset: DOCS })).toBeNull();
+  });
+
   it('binds values that do not read the element: parameters, ^ and subqueries', () => {
     const scans = plan('*[_type == "author"]{"posts": *[references(^._id) && _type in *[_id == "x"]._type && views > @.n]}');
     expect(scans.map((s) => s.constraints)).toEqual([['_type == "author"'], ['references(^._id)', '_type in *[_id == "x"]._type'], ['_id == "x"']]);

@@ -42,6 +42,15 @@ function normalize(node: ExprNode): ExprNode {
   return node;
 }
 
+/**
+ * The node under any `[]` around it. Only where it is an array (what a slice, an order or a filter
+ * of `*` is), since `[]` makes anything else null.
+ */
+function arrayOf(node: ExprNode): ExprNode {
+  while (node.type === 'ArrayCoerce') node = node.base;
+  return node;
+}
+
 /** The Scan for `node` if it is `*` with filters, an order, a range and count() around it. */
 function matchScan(original: ExprNode, state: State): ScanNode | null {
   let node = original;
@@ -50,23 +59,25 @@ function matchScan(original: ExprNode, state: State): ScanNode | null {
     count = true;
     node = node.args[0]!;
   }
+  // `x[]` of an array is the array: `*[][0...10]` is `*[0...10]` (an element is not an array).
+  if (arrayOf(node).type !== 'AccessElement') node = arrayOf(node);
   let range: ScanRange | null = null;
   if (node.type === 'Slice') {
     range = { kind: 'slice', left: plan(node.left, state), right: plan(node.right, state), inclusive: node.inclusive };
-    node = node.base;
+    node = arrayOf(node.base);
   } else if (node.type === 'AccessElement' && !count) {
     range = { kind: 'element', index: node.index };
-    node = node.base;
+    node = arrayOf(node.base);
   }
   let order: OrderTerm[] | null = null;
   if (node.type === 'Order') {
     order = node.terms.map((term) => ({ expr: plan(term.expr, state), descending: term.descending }));
-    node = node.base;
+    node = arrayOf(node.base);
   }
   const filters: ExprNode[] = [];
   while (node.type === 'Filter') {
     filters.unshift(node.expr);
-    node = node.base;
+    node = arrayOf(node.base);
   }
   if (node.type !== 'Everything') return null;
   const conjuncts = filters.flatMap((filter) => toConjuncts(plan(filter, state)));
