@@ -83,6 +83,23 @@ describe(`long reads in short statements (${testEngine})`, () => {
     }
   });
 
+  it('reads windows far down exactly, on SQLite without a statement over every row before them', async () => {
+    // A filter no index drives (the type's rows are read, a slice at a time on SQLite), whole
+    // documents or ids; ties walked down; and `[]` of the dataset or of a filter of it.
+    for (const query of [
+      '*[_type == "post" && !defined(late)][6000...6003]',
+      '*[_type == "post" && !defined(late)][6000...6003]._id',
+      '*[_type == "post"] | order(_updatedAt desc)[6000...6003]._id',
+      '*[][9000...9003]._id',
+      '*[_type == "post"][][6000...6002]',
+    ]) {
+      const answer = await explained(query);
+      expect([query, answer.result]).toEqual([query, await unplanned(query)]);
+      expect((answer.result as unknown[]).length).toBeGreaterThan(1);
+      if (testEngine === 'sqlite' && query.includes('late')) expect([query, answer.plan.statements > 2]).toEqual([query, true]);
+    }
+  });
+
   it('answers a subquery per document, each in its place', async () => {
     const query = '*[_type == "author"] | order(_id){_id, "posts": count(*[_type == "post" && references(^._id)])}';
     const answer = await explained(query);

@@ -208,6 +208,90 @@ describe('reads in slices (SQLite)', () => {
     expect(statements() - before).toBe(2 * Math.ceil(DOCUMENTS.length / 4));
   });
 
+  it('skips a far offset a slice of the index at a time, and gives the window one statement gives, whatever the slice', async () => {
+    // Windows whose path yields their rows in order, with nothing but ids checked on them: one
+    // statement would read every row the offset skips.
+    const notSomeIds = not({ kind: 'idRange', low: { value: 'd05', inclusive: true }, high: { value: 'd09', inclusive: true } });
+    const outsideSomeIds = (d: Doc) => d._id < 'd05' || d._id > 'd09';
+    const windows: { name: string; where: DocumentCondition; path: 'n' | 'k' | null; matches: (d: Doc) => boolean }[] = [
+      ...CONDITIONS.filter((c) => ['every document', 'one type', 'a value', 'ids in a range'].includes(c.name)).map((c) => ({ ...c, path: null })),
+      { name: 'ids, but some', where: notSomeIds, path: null, matches: outsideSomeIds },
+      { name: 'in the order of k', where: { kind: 'value', path: 'k' }, path: 'k', matches: () => true },
+      { name: 'in the order of n (ties)', where: { kind: 'value', path: 'n' }, path: 'n', matches: () => true },
+      { name: 'in the order of n, but some ids', where: and([{ kind: 'value', path: 'n' }, notSomeIds]), path: 'n', matches: outsideSomeIds },
+    ];
+    const selections: DocumentSelection[] = [{ kind: 'content' }, { kind: 'values', paths: ['k'], type: true }];
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 6 }),
+        fc.constantFrom(...windows),
+        fc.integer({ min: 0, max: 25 }),
+        fc.integer({ min: 1, max: 5 }),
+        fc.boolean(),
+        fc.option(fc.integer({ min: 0, max: 22 }), { nil: undefined }),
+        fc.constantFrom(...selections),
+        async (slice, window, offset, limit, descending, afterIndex, select) => {
+          const { path } = window;
+          const after = afterIndex === undefined ? undefined : DOCUMENTS[afterIndex]!;
+          const query: DocumentQuery = {
+            where: window.where,
+            order: path === null ? { kind: 'id', descending } : { kind: 'value', path, descending },
+            offset,
+            limit,
+            select,
+            ...(after === undefined ? {} : { after: path === null ? { id: after._id } : { id: after._id, value: encodeScalar(after[path] as number) } }),
+          };
+          const key = (d: Doc): [number, string] => [path === null ? 0 : (d[path] as number), d._id];
+          const inOrder = (a: Doc, b: Doc) => {
+            const [x, i] = key(a);
+            const [y, j] = key(b);
+            // Ties in id order either way.
+            return x !== y ? (x - y) * (descending ? -1 : 1) : path === null && descending ? j.localeCompare(i) : i.localeCompare(j);
+          };
+          const expected = DOCUMENTS.filter(window.matches)
+            .filter((d) => after === undefined || inOrder(d, after) > 0)
+            .sort(inOrder)
+            .slice(offset, offset + limit)
+            .map((d) => d._id);
+          const reader = new DocumentIndexReader(db(), () => 1_000, undefined, slice);
+          const rows = await rowsOf(reader, query);
+          expect([window.name, rows?.map((row) => row.id)]).toEqual([window.name, expected]);
+          expect(rows).toEqual(await rowsOf(whole(), query));
+        },
+      ),
+      { numRuns: 300 },
+    );
+    // Slices of four rows: an offset of 20 is four looks for a slice's last row, then the window past it.
+    const { executor, statements } = counting();
+    const reader = new DocumentIndexReader(executor, () => 1_000, undefined, 1);
+    const farDown: DocumentQuery[] = [
+      { where: { kind: 'all' }, order: { kind: 'id', descending: true }, offset: 20, limit: 2, select: { kind: 'content' } },
+      { where: { kind: 'value', path: 'k' }, order: { kind: 'value', path: 'k', descending: false }, offset: 20, limit: 2, select: { kind: 'content' } },
+    ];
+    for (const query of farDown) {
+      await rowsOf(reader, query);
+      const before = statements();
+      expect(await rowsOf(reader, query)).toHaveLength(2);
+      expect(statements() - before).toBe(5);
+    }
+    // With a filter, the slices are sized by the window's own rows, not by those its offset skips:
+    // the sixth post with n other than 1 is the ninth post, each post a slice (the first, then a
+    // look for the end of each slice and the slice).
+    const filtered: DocumentQuery = { where: and([TYPE_POST, not(equal('n', 1))]), order: { kind: 'id', descending: false }, offset: 5, limit: 1, select: { kind: 'content' } };
+    await rowsOf(reader, filtered);
+    const before = statements();
+    expect((await rowsOf(reader, filtered))?.map((row) => row.id)).toEqual(['d14']);
+    expect(statements() - before).toBe(2 + 2 * 8);
+    // Whole documents are read for the window alone: its offset is skipped reading ids (the
+    // slices of the sixth post's neighbours, d10 and d14), not for every slice before it.
+    const reading = countingStatements(db(), 'all', 'content');
+    const documentsRead = new DocumentIndexReader(reading.executor, () => 1_000, undefined, 1);
+    await rowsOf(documentsRead, filtered);
+    const readBefore = reading.count();
+    expect((await rowsOf(documentsRead, filtered))?.map((row) => row.id)).toEqual(['d14']);
+    expect(reading.count() - readBefore).toBe(2);
+  });
+
   it("counts in a value's order only the documents with a value there", async () => {
     const reader = new DocumentIndexReader(db(), () => 1_000, undefined, 4);
     const withRef = DOCUMENTS.filter((d) => 'ref' in d).length;

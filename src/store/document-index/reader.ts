@@ -5,10 +5,10 @@ import type { SqlExecutor } from '../sql.ts';
 import { compileSql, isIn, sql } from '../sql-fragment.ts';
 import { chooseAccessPath, type IndexPlan, type IndexStatistics } from './access-path.ts';
 import { indexDialect, type IndexDialect } from './dialects/dialect.ts';
-import { ALL, type DocumentQuery, type DocumentQueryResult, type DocumentRow } from './document-query.ts';
+import { ALL, type DocumentQuery, type DocumentQueryResult, type DocumentRow, type DocumentSelection } from './document-query.ts';
 import { parseShapePaths, type ShapeInfo } from './entries.ts';
 import { compileCounts, type Count } from './sql/compile-counts.ts';
-import { compileNumberSlices, compileQuery, compileSlices, compileValueSlices, type CompiledQuery, type RawRow, type Scope, type ValueKey } from './sql/compile-query.ts';
+import { compileNumberSlices, compileOffsetSkips, compileQuery, compileSlices, compileValueSlices, type CompiledQuery, type RawRow, type Scope, type ValueKey } from './sql/compile-query.ts';
 
 /** Windows of at most this many rows, from the first, are planned once (StatementOptions.planOnce). */
 const PLAN_ONCE_LIMIT = 100;
@@ -23,8 +23,12 @@ const COUNTS_KEPT = 1000;
 const COUNTS_PER_STATEMENT = 500;
 /** Rows of its access path a statement reads at most where the database reads on the server's thread (inSlices). */
 const SLICE_ROWS = 5_000;
-/** A summary's slice of value rows, as a multiple of sliceRows (inNumberSlices). */
-const NUMBER_SLICE_FACTOR = 4;
+/**
+ * A slice of an index read alone (a summary's value rows, the rows an offset skips), as a multiple
+ * of sliceRows: such a statement reads a row for much less than one that joins it to other
+ * tables or sends it to this thread.
+ */
+const INDEX_SLICE_FACTOR = 4;
 /** The first slice's rows (inSlices). */
 const FIRST_SLICE_ROWS = 256;
 
@@ -102,7 +106,10 @@ export class DocumentIndexReader {
         const plan = plans[first]!;
         const sliced = this.readsOffThread
           ? null
-          : ((await this.inSlices(scope, query, plan, planOnce)) ?? (await this.inValueSlices(scope, query, plan)) ?? (await this.inNumberSlices(scope, query, plan)));
+          : ((await this.inSlices(scope, query, plan, planOnce)) ??
+            (await this.inValueSlices(scope, query, plan)) ??
+            (await this.inNumberSlices(scope, query, plan)) ??
+            (await this.pastSkippedOffset(scope, query, plan)));
         if (sliced) {
           results[first] = sliced;
           continue;
@@ -130,16 +137,20 @@ export class DocumentIndexReader {
     const wanted = query.limit === null ? null : query.offset + query.limit;
     const slices = compileSlices(this.dialect, scope, wanted === null ? query : { ...query, offset: 0, limit: wanted }, plan);
     if (!slices) return null;
+    // A window far down that reads more than ids skips its offset reading ids alone (each slice
+    // read whole documents for rows it dropped), then reads the window past the last row skipped.
+    if (query.limit !== null && query.offset >= this.sliceRows && !isIdsAlone(query.select)) {
+      const skipped = await this.inSlices(scope, { ...query, select: IDS_ALONE, offset: query.offset - 1, limit: 1 }, plan, false);
+      const last = skipped && 'rows' in skipped ? skipped.rows[0] : undefined;
+      if (!last) return { rows: [], sql: skipped?.sql ?? this.compile(slices.first(1)).text };
+      return this.inSlices(scope, { ...query, offset: 0, after: { id: last.id } }, plan, false);
+    }
     const all = (compiled: CompiledQuery, once = false) => this.db.all<RawRow>(compiled.statement, [], { planOnce: once });
-    // A window's slice holds at least the rows it still wants, which fewer rows could not give:
-    // a page of 10,000 ids, most of them matching, took several statements of 5,000.
-    const rows: RawRow[] = [];
-    const atLeastWanted = (slice: number) => Math.max(slice, wanted === null ? 0 : wanted - rows.length);
-    let size = atLeastWanted(Math.min(FIRST_SLICE_ROWS, this.sliceRows));
+    const window = new SlicedWindow(query);
+    let size = window.sized(Math.min(FIRST_SLICE_ROWS, this.sliceRows));
     const first = slices.first(size);
     const sql = this.compile(first).text;
     let count = 0;
-    const full = () => wanted !== null && rows.length >= wanted;
     const boundary = async (after: string | null) => (await all(slices.boundary(after, size)))[0]?.id ?? null;
     // Where the statement's slice ended (none: it read to the end of the rows).
     let end: string | null;
@@ -148,21 +159,21 @@ export class DocumentIndexReader {
       count += Number(row?.n ?? 0);
       end = row?.slice_end ?? null;
     } else {
-      rows.push(...(await all(first, planOnce)));
-      end = full() ? null : await boundary(query.after?.id ?? null);
+      window.take(await all(first, planOnce));
+      end = window.full ? null : await boundary(query.after?.id ?? null);
     }
-    while (end !== null && !full()) {
+    while (end !== null && !window.full) {
       const after = end;
-      size = atLeastWanted(Math.min(size * 2, this.sliceRows));
+      size = window.sized(Math.min(size * 2, this.sliceRows));
       await new Promise((resolve) => setImmediate(resolve));
       end = await boundary(after);
-      if (!counting) rows.push(...(await all(slices.slice(after, end))));
+      if (!counting) window.take(await all(slices.slice(after, end)));
       // Without a filter, every row of a whole slice is counted.
       else if (plan.filter.length === 0 && end !== null) count += size;
       else count += Number((await all(slices.slice(after, end)))[0]?.n ?? 0);
     }
     if (counting) return { count, sql };
-    return toResult(query, first, wanted === null ? rows : rows.slice(query.offset, wanted), sql);
+    return toResult(query, first, window.rows, sql);
   }
 
   /**
@@ -177,33 +188,31 @@ export class DocumentIndexReader {
     const slices = compileValueSlices(this.dialect, scope, ofValues, plan);
     // A page in a value's order starts past a row's value and id (never an id alone).
     if (!slices || query.limit === null || (query.after && query.after.value === undefined)) return null;
-    const wanted = query.offset + query.limit;
-    const rows: RawRow[] = [];
+    const window = new SlicedWindow(query);
     let after: ValueKey | null = query.after?.value === undefined ? null : { id: query.after.id, value: query.after.value };
     // A value row of a slice is walked, kept and then joined to what its filter reads: a fourth
     // of an id slice's rows holds the thread about as long.
     const most = Math.max(1, Math.round(this.sliceRows / 4));
-    let size = Math.max(Math.min(FIRST_SLICE_ROWS, most), wanted);
-    const first = slices.slice(after, size, wanted);
+    let size = window.sized(Math.min(FIRST_SLICE_ROWS, most));
+    const first = slices.slice(after, size, window.left);
     const sql = this.compile(first).text;
     let slice = first;
     for (;;) {
-      rows.push(...(await this.db.all<RawRow>(slice.statement)));
-      if (rows.length >= wanted) break;
+      window.take(await this.db.all<RawRow>(slice.statement));
+      if (window.full) break;
       const [end] = await this.db.all<RawRow>(slices.boundary(after, size).statement);
       if (end === undefined) break;
       after = { id: end.id, value: end.sort_value! };
-      size = Math.max(Math.min(size * 2, most), wanted - rows.length);
+      size = window.sized(Math.min(size * 2, most));
       await new Promise((resolve) => setImmediate(resolve));
-      slice = slices.slice(after, size, wanted - rows.length);
+      slice = slices.slice(after, size, window.left);
     }
-    const window = rows.slice(query.offset, wanted);
-    if (ofValues === query) return toResult(query, first, window, sql);
+    if (ofValues === query) return toResult(query, first, window.rows, sql);
     // The window's documents, by key, in its order.
-    const ids = window.map((row) => row.id);
+    const ids = window.rows.map((row) => row.id);
     const byId = compileQuery(this.dialect, scope, { where: { kind: 'id', ids }, order: { kind: 'id', descending: false }, offset: 0, limit: null, select: query.select }, { path: { kind: 'by-id', ids }, filter: [] });
     const documents = new Map((ids.length === 0 ? [] : await this.db.all<RawRow>(byId.statement)).map((row) => [row.id, row]));
-    const read = window.flatMap((row) => {
+    const read = window.rows.flatMap((row) => {
       const document = documents.get(row.id);
       return document ? [{ ...document, sort_value: row.sort_value }] : [];
     });
@@ -219,7 +228,7 @@ export class DocumentIndexReader {
   private async inNumberSlices(scope: Scope, query: DocumentQuery, plan: IndexPlan): Promise<DocumentQueryResult | null> {
     const slices = compileNumberSlices(this.dialect, scope, query, plan);
     if (!slices) return null;
-    const size = this.sliceRows * NUMBER_SLICE_FACTOR;
+    const size = this.sliceRows * INDEX_SLICE_FACTOR;
     let after: ValueKey | null = null;
     let summary: NumberSummary | null = null;
     let sql: string | null = null;
@@ -235,6 +244,37 @@ export class DocumentIndexReader {
       after = through;
       await new Promise((resolve) => setImmediate(resolve));
     }
+  }
+
+  /**
+   * A window far down its rows on an engine that reads on the server's thread, whose statement
+   * would read every row its offset skips (`*[_type == "post"] | order(views desc)[50000...50010]`
+   * walked 50,010 value rows in one statement): the offset is skipped a slice of the path's index
+   * at a time (compileOffsetSkips), then the window read past the last row skipped. Null where
+   * the query is read in one statement.
+   */
+  private async pastSkippedOffset(scope: Scope, query: DocumentQuery, plan: IndexPlan): Promise<DocumentQueryResult | null> {
+    // Walked down a path's values, a statement keeps the rows it walks (downTheValues): an id slice's rows.
+    const size = query.order.kind === 'value' && query.order.descending ? this.sliceRows : this.sliceRows * INDEX_SLICE_FACTOR;
+    if (query.limit === null || query.offset <= size) return null;
+    const skips = compileOffsetSkips(this.dialect, scope, query, plan);
+    if (!skips) return null;
+    const start = query.after;
+    let after: string | ValueKey | null = start === undefined ? null : start.value === undefined ? start.id : { id: start.id, value: start.value };
+    let offset = query.offset;
+    let exhausted = false;
+    while (offset > size && !exhausted) {
+      const [last]: RawRow[] = await this.db.all<RawRow>(skips.skip(after, size).statement);
+      if (last === undefined) exhausted = true;
+      else {
+        after = query.order.kind === 'value' ? { id: last.id, value: last.sort_value! } : last.id;
+        offset -= size;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    }
+    // Fewer rows than the offset: an empty window.
+    const window = skips.window(after, offset);
+    return toResult(query, window, exhausted ? [] : await this.db.all<RawRow>(window.statement), this.compile(window).text);
   }
 
   private compile(query: CompiledQuery) {
@@ -333,6 +373,53 @@ function toResult(query: DocumentQuery, compiled: CompiledQuery, rows: RawRow[],
       return row;
     }),
   };
+}
+
+/** A selection of the ids alone: what an index yields without reading any row of another table. */
+const IDS_ALONE: DocumentSelection = { kind: 'values', paths: [], type: false };
+
+function isIdsAlone(select: DocumentSelection): boolean {
+  return select.kind === 'values' && select.paths.length === 0 && !select.type;
+}
+
+/**
+ * The rows of a window (or of every row, without a limit) read a slice at a time: those its offset
+ * skips are dropped as they come, so that a window far down holds no more than its own rows.
+ */
+class SlicedWindow {
+  readonly rows: RawRow[] = [];
+  private readonly limit: number | null;
+  /** Rows of the offset not yet passed. */
+  private skip: number;
+
+  constructor({ offset, limit }: DocumentQuery) {
+    this.limit = limit;
+    this.skip = limit === null ? 0 : offset;
+  }
+
+  take(found: readonly RawRow[]): void {
+    const dropped = Math.min(this.skip, found.length);
+    this.skip -= dropped;
+    for (let i = dropped; i < found.length && !this.full; i++) this.rows.push(found[i]!);
+  }
+
+  get full(): boolean {
+    return this.limit !== null && this.skip === 0 && this.rows.length >= this.limit;
+  }
+
+  /** The most rows a statement of the rows after those taken may still give the window: those its offset skips, and its own. */
+  get left(): number {
+    return this.limit === null ? Number.MAX_SAFE_INTEGER : this.skip + this.limit - this.rows.length;
+  }
+
+  /**
+   * A slice's size: at least the rows the window still wants, which fewer rows could not give (a
+   * page of 10,000 ids, most of them matching, took several statements of 5,000), but not those
+   * its offset skips: a window far down would be one statement over every row before it.
+   */
+  sized(slice: number): number {
+    return this.limit === null ? slice : Math.max(slice, this.limit - this.rows.length);
+  }
 }
 
 /** The summary of two parts' numbers together (of none: the second's). */

@@ -344,6 +344,30 @@ export function compileNumberSlices(dialect: IndexDialect, scope: Scope, query: 
   };
 }
 
+/**
+ * A window far down its rows (a large OFFSET), for an engine that reads on the server's thread,
+ * where its path yields the rows in the window's order and nothing but ids is checked on them (a
+ * filter that reads more is sliced already: QuerySlices, ValueSlices): one statement would read
+ * every row the offset skips. `skip(after, rows)` finds the last of the next `rows` rows past
+ * `after` (none: fewer are left), reading the path's index alone; `window(after, offset)` is the
+ * window past `after` with what is left of its offset. Null for other windows.
+ */
+export interface OffsetSkips {
+  skip(after: string | ValueKey | null, rows: number): CompiledQuery;
+  window(after: string | ValueKey | null, offset: number): CompiledQuery;
+}
+
+export function compileOffsetSkips(dialect: IndexDialect, scope: Scope, query: DocumentQuery, plan: IndexPlan): OffsetSkips | null {
+  const { order, limit } = query;
+  if (limit === null || plan.filter.some((part) => holds(part, BESIDES_IDS))) return null;
+  const inOrder = order.kind === 'id' ? walksInIdOrder(plan.path) : plan.path.kind === 'value-walk' && plan.path.path === order.path;
+  if (!inOrder) return null;
+  return {
+    skip: (after, rows) => compileQuery(dialect, scope, { ...startingAfter(query, after), select: { kind: 'values', paths: [], type: false }, offset: rows - 1, limit: 1 }, plan),
+    window: (after, offset) => compileQuery(dialect, scope, { ...startingAfter(query, after), offset }, plan),
+  };
+}
+
 /** A window of the value rows a walk of a path yields (ids and values, no filter: an index read alone), in the query's order past `after`. */
 function pathRowsAfter(dialect: IndexDialect, scope: Scope, query: DocumentQuery, path: Extract<AccessPath, { kind: 'value-walk' }>, after: ValueKey | null, offset: number, limit: number): CompiledQuery {
   return compileQuery(dialect, scope, { ...startingAfter(query, after), select: { kind: 'values', paths: [], type: false }, offset, limit }, { path, filter: [] });
