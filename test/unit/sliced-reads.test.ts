@@ -47,6 +47,18 @@ const CONDITIONS: { name: string; where: DocumentCondition; matches: (d: Doc) =>
   { name: 'a type, only the last document', where: and([TYPE_POST, not({ kind: 'value', path: 'k', high: { value: encodeScalar(21), inclusive: true } })]), matches: (d) => isPost(d) && (d.k as number) > 21 },
 ];
 
+/** A window's parameters: the reader's slice, an offset, a limit, a direction, the document it starts after (if any) and a selection. */
+function windowShapes(most: { slices: number; offsets: number; limits: number }, selections: readonly DocumentSelection[]) {
+  return fc.record({
+    slice: fc.integer({ min: 1, max: most.slices }),
+    offset: fc.integer({ min: 0, max: most.offsets }),
+    limit: fc.integer({ min: 1, max: most.limits }),
+    descending: fc.boolean(),
+    after: fc.option(fc.constantFrom(...DOCUMENTS), { nil: undefined }),
+    select: fc.constantFrom(...selections),
+  });
+}
+
 /** The ids a window of a query holds, from the documents themselves. */
 function expectedIds(query: DocumentQuery, matches: (d: Doc) => boolean): string[] {
   const descending = query.order.kind === 'id' && query.order.descending;
@@ -79,6 +91,19 @@ describe('reads in slices (SQLite)', () => {
     const result = await reader.query('p', 'production', query);
     return 'rows' in result ? result.rows : null;
   };
+  /** A window from the documents themselves: those it matches past `after` in `inOrder`, from its offset. */
+  const windowIds = (matches: (d: Doc) => boolean, inOrder: (a: Doc, b: Doc) => number, { after, offset, limit }: { after: Doc | undefined; offset: number; limit: number }) =>
+    DOCUMENTS.filter(matches)
+      .filter((d) => after === undefined || inOrder(d, after) > 0)
+      .sort(inOrder)
+      .slice(offset, offset + limit)
+      .map((d) => d._id);
+  /** A reader slicing by `slice` rows answers `query` with the window `expected`, and with the rows of one that reads it in one statement. */
+  const expectSlicedWindow = async (slice: number, query: DocumentQuery, expected: readonly string[], name = '') => {
+    const rows = await rowsOf(new DocumentIndexReader(db(), () => 1_000, undefined, slice), query);
+    expect([name, rows?.map((row) => row.id)]).toEqual([name, expected]);
+    expect(rows).toEqual(await rowsOf(whole(), query));
+  };
 
   it('gives the exact count, whatever the slice', async () => {
     await fc.assert(
@@ -97,26 +122,18 @@ describe('reads in slices (SQLite)', () => {
     const selections: DocumentSelection[] = [{ kind: 'content' }, { kind: 'values', paths: ['n'], type: true }, { kind: 'paths', paths: [['n'], ['ref', '_ref']] }];
     await fc.assert(
       fc.asyncProperty(
-        fc.integer({ min: 1, max: 30 }),
+        windowShapes({ slices: 30, offsets: 8, limits: 12 }, selections),
         fc.constantFrom(...CONDITIONS),
-        fc.integer({ min: 0, max: 8 }),
-        fc.integer({ min: 1, max: 12 }),
-        fc.boolean(),
-        fc.option(fc.integer({ min: 0, max: 22 }), { nil: undefined }),
-        fc.constantFrom(...selections),
-        async (slice, condition, offset, limit, descending, afterIndex, select) => {
+        async ({ slice, offset, limit, descending, after, select }, condition) => {
           const query: DocumentQuery = {
             where: condition.where,
             order: { kind: 'id', descending },
             offset,
             limit,
             select,
-            ...(afterIndex === undefined ? {} : { after: { id: DOCUMENTS[afterIndex]!._id } }),
+            ...(after === undefined ? {} : { after: { id: after._id } }),
           };
-          const reader = new DocumentIndexReader(db(), () => 1_000, undefined, slice);
-          const rows = await rowsOf(reader, query);
-          expect(rows?.map((row) => row.id)).toEqual(expectedIds(query, condition.matches));
-          expect(rows).toEqual(await rowsOf(whole(), query));
+          await expectSlicedWindow(slice, query, expectedIds(query, condition.matches));
         },
       ),
       { numRuns: 300 },
@@ -134,17 +151,11 @@ describe('reads in slices (SQLite)', () => {
     const selections: DocumentSelection[] = [{ kind: 'content' }, { kind: 'values', paths: ['k'], type: true }, { kind: 'paths', paths: [['n'], ['ref', '_ref']] }];
     await fc.assert(
       fc.asyncProperty(
-        fc.integer({ min: 1, max: 30 }),
+        windowShapes({ slices: 30, offsets: 8, limits: 12 }, selections),
         fc.constantFrom(...walked),
         fc.constantFrom('n', 'k'),
-        fc.integer({ min: 0, max: 8 }),
-        fc.integer({ min: 1, max: 12 }),
-        fc.boolean(),
-        fc.option(fc.integer({ min: 0, max: 22 }), { nil: undefined }),
-        fc.constantFrom(...selections),
-        async (slice, condition, path, offset, limit, descending, afterIndex, select) => {
+        async ({ slice, offset, limit, descending, after, select }, condition, path) => {
           const valueOf = (d: Doc) => d[path] as number;
-          const after = afterIndex === undefined ? undefined : DOCUMENTS[afterIndex]!;
           const query: DocumentQuery = {
             where: condition.where,
             order: { kind: 'value', path, descending },
@@ -155,15 +166,7 @@ describe('reads in slices (SQLite)', () => {
           };
           // In the order's values, ties in id order; past the row `after` in that order.
           const inOrder = (a: Doc, b: Doc) => (valueOf(a) === valueOf(b) ? a._id.localeCompare(b._id) : (valueOf(a) - valueOf(b)) * (descending ? -1 : 1));
-          const expected = DOCUMENTS.filter(condition.matches)
-            .filter((d) => after === undefined || inOrder(d, after) > 0)
-            .sort(inOrder)
-            .slice(offset, offset + limit)
-            .map((d) => d._id);
-          const reader = new DocumentIndexReader(db(), () => 1_000, undefined, slice);
-          const rows = await rowsOf(reader, query);
-          expect(rows?.map((row) => row.id)).toEqual(expected);
-          expect(rows).toEqual(await rowsOf(whole(), query));
+          await expectSlicedWindow(slice, query, windowIds(condition.matches, inOrder, { after, offset, limit }));
         },
       ),
       { numRuns: 300 },
@@ -223,16 +226,10 @@ describe('reads in slices (SQLite)', () => {
     const selections: DocumentSelection[] = [{ kind: 'content' }, { kind: 'values', paths: ['k'], type: true }];
     await fc.assert(
       fc.asyncProperty(
-        fc.integer({ min: 1, max: 6 }),
+        windowShapes({ slices: 6, offsets: 25, limits: 5 }, selections),
         fc.constantFrom(...windows),
-        fc.integer({ min: 0, max: 25 }),
-        fc.integer({ min: 1, max: 5 }),
-        fc.boolean(),
-        fc.option(fc.integer({ min: 0, max: 22 }), { nil: undefined }),
-        fc.constantFrom(...selections),
-        async (slice, window, offset, limit, descending, afterIndex, select) => {
+        async ({ slice, offset, limit, descending, after, select }, window) => {
           const { path } = window;
-          const after = afterIndex === undefined ? undefined : DOCUMENTS[afterIndex]!;
           const query: DocumentQuery = {
             where: window.where,
             order: path === null ? { kind: 'id', descending } : { kind: 'value', path, descending },
@@ -248,15 +245,7 @@ describe('reads in slices (SQLite)', () => {
             // Ties in id order either way.
             return x !== y ? (x - y) * (descending ? -1 : 1) : path === null && descending ? j.localeCompare(i) : i.localeCompare(j);
           };
-          const expected = DOCUMENTS.filter(window.matches)
-            .filter((d) => after === undefined || inOrder(d, after) > 0)
-            .sort(inOrder)
-            .slice(offset, offset + limit)
-            .map((d) => d._id);
-          const reader = new DocumentIndexReader(db(), () => 1_000, undefined, slice);
-          const rows = await rowsOf(reader, query);
-          expect([window.name, rows?.map((row) => row.id)]).toEqual([window.name, expected]);
-          expect(rows).toEqual(await rowsOf(whole(), query));
+          await expectSlicedWindow(slice, query, windowIds(window.matches, inOrder, { after, offset, limit }), window.name);
         },
       ),
       { numRuns: 300 },
