@@ -281,11 +281,21 @@ describe('reads in slices (SQLite)', () => {
     expect(reading.count() - readBefore).toBe(2);
   });
 
-  it("counts in a value's order only the documents with a value there", async () => {
-    const reader = new DocumentIndexReader(db(), () => 1_000, undefined, 4);
+  it("counts in a value's order only the documents with a value there, in slices of their type's rows", async () => {
+    const { executor, statements } = counting();
+    const reader = new DocumentIndexReader(executor, () => 1_000, undefined, 4);
     const withRef = DOCUMENTS.filter((d) => 'ref' in d).length;
-    const result = await reader.query('p', 'production', { ...count({ kind: 'all' }), order: { kind: 'value', path: 'ref._ref', descending: false } });
+    const byRef: DocumentQuery = { ...count({ kind: 'all' }), order: { kind: 'value', path: 'ref._ref', descending: false } };
+    await reader.query('p', 'production', byRef);
+    const before = statements();
+    const result = await reader.query('p', 'production', byRef);
     expect('count' in result && result.count).toBe(withRef);
+    // Every document is read, four a slice: the first slice's count, then a look for each further slice's end and its count.
+    expect(statements() - before).toBe(1 + 2 * (Math.ceil(DOCUMENTS.length / 4) - 1));
+    for (const slice of [1, 2, 3, 5, 30]) {
+      const sliced = await new DocumentIndexReader(db(), () => 1_000, undefined, slice).query('p', 'production', { ...byRef, where: TYPE_POST });
+      expect([slice, 'count' in sliced && sliced.count]).toEqual([slice, POSTS.filter((d) => 'ref' in d).length]);
+    }
   });
 
   it('reads a query that matches few of its rows in several statements, and one that fits a slice in one', async () => {

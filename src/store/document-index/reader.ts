@@ -133,6 +133,12 @@ export class DocumentIndexReader {
    */
   private async inSlices(scope: Scope, query: DocumentQuery, plan: IndexPlan, planOnce: boolean): Promise<DocumentQueryResult | null> {
     const counting = query.select.kind === 'count';
+    // A count in a value's order counts the documents with a value there: the same count in id
+    // order with that as a condition, sliced as any other (it was one statement over the type).
+    if (counting && query.order.kind === 'value') {
+      const valued: IndexPlan = { ...plan, filter: [...plan.filter, { kind: 'value', path: query.order.path }] };
+      return this.inSlices(scope, { ...query, order: { kind: 'id', descending: false } }, valued, planOnce);
+    }
     // Each slice's window starts at its first row: what the offset skips is skipped here.
     const wanted = query.limit === null ? null : query.offset + query.limit;
     const slices = compileSlices(this.dialect, scope, wanted === null ? query : { ...query, offset: 0, limit: wanted }, plan);

@@ -251,7 +251,7 @@ export interface QuerySlices {
 
 export function compileSlices(dialect: IndexDialect, scope: Scope, query: DocumentQuery, plan: IndexPlan): QuerySlices | null {
   const { order } = query;
-  // A count in a value's order counts only the documents with a value there: one statement.
+  // A count in a value's order is sliced in id order (DocumentIndexReader.inSlices).
   if (order.kind !== 'id' || !walksInIdOrder(plan.path)) return null;
   if (query.select.kind !== 'count' && (plan.filter.length === 0 || query.limit === null)) return null;
   const bare = query.after?.id ?? null;
