@@ -66,6 +66,8 @@ async function compare(engine: string, url: string, schema: string | undefined, 
   }
   if (batch.length > 0) await storeA.transaction((tx) => tx.documents.putMany(PROJECT, DATASET, batch));
   const storeB = b.openStore(url, options);
+  // The second checkout's migrations too (what it adds, the first's code reads past): its index may need them.
+  await storeB.migrate();
   const posts = Math.floor(DOCUMENTS * 0.9);
   const cases = queryCases(PROJECT, DATASET, { post: postId(Math.floor(posts / 2)), slug: `post-${Math.floor(posts / 3)}`, author: authorId(3) }) as { name: string; groq: string }[];
   const only = process.env.BENCH_AB_QUERIES === undefined ? undefined : new RegExp(process.env.BENCH_AB_QUERIES);
