@@ -1,6 +1,7 @@
 // A long scan's pages: where the database reads beside the thread (PostgreSQL), the next page is
 // asked for before the current one is handed out, so that it is read while the evaluator works;
-// where it reads on the thread (SQLite), only once the evaluator asks for it. A page read ahead
+// where it reads on the thread (SQLite), only once the evaluator asks for it. The candidates of an
+// answer asked for whole are read a page per statement there too. A page read ahead
 // that fails is reported where it is awaited, never as an unhandled rejection. On the test
 // database (the read-ahead itself does not depend on the engine; the context says whether to do it).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -58,17 +59,23 @@ describe('pages of a long scan', () => {
     await database.drop();
   });
 
-  function execution(readAhead: boolean): { pages: AsyncGenerator<{ documents?: readonly unknown[] }>; batcher: RecordingBatcher } {
+  function contextOf(readAhead: boolean, limit?: ScanContext['limit']): { context: ScanContext; batcher: RecordingBatcher } {
     const batcher = new RecordingBatcher(store, 'p', 'production');
     const context: ScanContext = {
       batcher,
       readsOffThread: readAhead,
       verbatim: false,
+      ...(limit ? { limit } : {}),
       shapes: async () => {
         const shapes = await store.documentIndex.shapes('p', 'production');
         return { all: shapes, translator: new ConditionTranslator(shapes), byHash: new Map(shapes.map((shape) => [shape.hash, shape])), nonScalarPaths: new Set() };
       },
     };
+    return { context, batcher };
+  }
+
+  function execution(readAhead: boolean): { pages: AsyncGenerator<{ documents?: readonly unknown[] }>; batcher: RecordingBatcher } {
+    const { context, batcher } = contextOf(readAhead);
     return { pages: new ScanExecution(REQUEST, context).pages(PAGE_SIZES), batcher };
   }
 
@@ -87,6 +94,25 @@ describe('pages of a long scan', () => {
     expect(rest).toEqual(Array.from({ length: 15 }, (_, i) => i + 10));
     // Pages of 10: the third, of 5, is the last; nothing is asked after it.
     expect(batcher.asked).toHaveLength(3);
+  });
+
+  it.each([
+    { readAhead: true, statements: 1, where: 'in one statement where the database reads beside the thread' },
+    { readAhead: false, statements: 3, where: 'a page per statement where it reads on the thread' },
+  ])('reads the candidates of a whole answer $where, up to the budget', async ({ readAhead, statements }) => {
+    const whole = contextOf(readAhead);
+    const answer = await new ScanExecution(REQUEST, whole.context).run(PAGE_SIZES);
+    expect(numbers(answer)).toEqual(Array.from({ length: 25 }, (_, i) => i));
+    expect(whole.batcher.asked).toHaveLength(statements);
+    // Past 12 documents the budget is exceeded: told of 13, read in two pages of 10 on the thread.
+    const budgeted = contextOf(readAhead, {
+      documents: 12,
+      exceeded: (held) => {
+        throw new Error(`${held} documents`);
+      },
+    });
+    await expect(new ScanExecution(REQUEST, budgeted.context).run(PAGE_SIZES)).rejects.toThrow('13 documents');
+    expect(budgeted.batcher.asked).toHaveLength(readAhead ? 1 : 2);
   });
 
   it('reports a page read ahead that failed where it is awaited, and nowhere when it is not', async () => {

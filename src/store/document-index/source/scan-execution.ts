@@ -160,7 +160,8 @@ export class ScanExecution {
     return { count: 'count' in result ? result.count : 0, applied, windowed: false };
   }
 
-  async run(): Promise<ScanAnswer> {
+  /** `sizes`: the rows of a page (of whole documents, of values) where the candidates are read a page at a time. */
+  async run(sizes: { documents: number; values: number }): Promise<ScanAnswer> {
     const request = this.request;
     const { where, applied, exact, select } = await this.prepare();
     if (exact && request.count) return this.count(where, applied);
@@ -169,9 +170,23 @@ export class ScanExecution {
       if (window) return { documents: window, applied, windowed: true };
     }
     const limit = this.context.limit;
-    const rows = await this.rows({ where, order: { kind: 'id', descending: false }, offset: 0, limit: limit ? limit.documents + 1 : null, select });
+    const all: DocumentQuery = { where, order: { kind: 'id', descending: false }, offset: 0, limit: limit ? limit.documents + 1 : null, select };
+    // Where the database reads on this thread, a page per statement: one statement of every
+    // candidate (or of the budget's documents) held the server's thread as long as it read them.
+    const rows = this.context.readsOffThread ? await this.rows(all) : await this.inPages(all, select.kind === 'values' ? sizes.values : sizes.documents);
     if (limit && rows.length > limit.documents) limit.exceeded(rows.length);
     return { documents: await this.documents(rows, select), applied, windowed: false };
+  }
+
+  /** The rows of a query (as many as its limit, if it has one) read a page at a time. */
+  private async inPages(query: DocumentQuery, pageSize: number): Promise<DocumentRow[]> {
+    const rows: DocumentRow[] = [];
+    const wanted = query.limit ?? Infinity;
+    for await (const page of this.rowPages({ ...query, limit: Math.min(pageSize, wanted) }, pageSize)) {
+      for (const row of page) rows.push(row);
+      if (rows.length >= wanted) break;
+    }
+    return rows.length > wanted ? rows.slice(0, wanted) : rows;
   }
 
   /**

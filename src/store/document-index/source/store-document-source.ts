@@ -192,7 +192,7 @@ export class StoreDocumentSource implements DocumentSource {
     await Promise.all(
       asked.map(async ([key, request]) => {
         const execution = new ScanExecution(request, context);
-        this.answers.set(key, await execution.run());
+        this.answers.set(key, await execution.run(this.pageSizes));
         if (!this.reports.has(request.scan)) this.reports.set(request.scan, execution.report);
       }),
     );
