@@ -1,6 +1,5 @@
 import Fastify from 'fastify';
 import BetterSqlite3 from 'better-sqlite3';
-import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,12 +21,12 @@ import { LOAD_CONNECTIONS as CONNECTIONS, loadTest, type LoadResult } from './li
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 8);
 const POST = { _type: 'benchPost', title: 'A benchmark post', body: 'x'.repeat(400), n: 1 };
 const BODY = JSON.stringify({ mutations: [{ create: POST }] });
-const randomIdBody = () => JSON.stringify({ mutations: [{ create: { ...POST, _id: `drafts.${randomUUID()}` } }] });
+const RANDOM_ID_BODY = JSON.stringify({ mutations: [{ create: { ...POST, _id: 'drafts.[<uuid>]' } }] });
 
 type Ids = 'service' | 'random';
 
 const load = (url: string, headers: Record<string, string>, ids: Ids): Promise<LoadResult> =>
-  loadTest({ url, method: 'POST', headers, body: ids === 'service' ? BODY : randomIdBody }, DURATION_S);
+  loadTest(ids === 'service' ? { url, method: 'POST', headers, body: BODY } : { url, method: 'POST', headers, body: RANDOM_ID_BODY, freshUuids: true }, DURATION_S);
 
 async function ourServer(pgUrl: string | undefined, ids: Ids = 'service'): Promise<LoadResult> {
   const app = await startTestApp({ RATE_LIMIT_PER_MINUTE: '100000000' }, { db: createTestDatabase(pgUrl), log: defaultServerLog() });
@@ -67,7 +66,7 @@ async function bareBaseline(): Promise<LoadResult> {
 }
 
 export async function runWriteBenchmark(): Promise<void> {
-  console.log(`\nWrites: ${CONNECTIONS} connections for ${DURATION_S} s each (loopback, client in the same process)`);
+  console.log(`\nWrites: ${CONNECTIONS} connections for ${DURATION_S} s each (loopback, the client in a worker thread)`);
   const baseline = await bareBaseline();
   const sqlite = await ourServer(undefined);
   const sqliteRandomIds = await ourServer(undefined, 'random');

@@ -1,4 +1,5 @@
 import autocannon from 'autocannon';
+import { join } from 'node:path';
 
 export interface LoadResult {
   rps: number;
@@ -10,23 +11,34 @@ export interface LoadResult {
 
 export const LOAD_CONNECTIONS = 16;
 
+/** Where `[<uuid>]` in a body becomes a new random UUID in each request (LoadRequest.freshUuids). */
+const FRESH_UUIDS = join(import.meta.dirname, 'fresh-uuids.cjs');
+
+export interface LoadRequest {
+  url: string;
+  method?: 'GET' | 'POST';
+  headers?: Record<string, string>;
+  body?: string;
+  /** Each `[<uuid>]` in the body is a new random UUID in each request. */
+  freshUuids?: boolean;
+}
+
 /**
- * Requests per second and latency of one request repeated by 16 connections for `seconds`. A body
- * given as a function is made anew for each request.
+ * Requests per second and latency of one request repeated by 16 connections for `seconds`, sent
+ * from a worker thread: the benchmarks start the servers they measure in their own process, and
+ * a client on the same thread took its time from the server's (a server's clients are elsewhere).
  */
-export async function loadTest(
-  request: { url: string; method?: 'GET' | 'POST'; headers?: Record<string, string>; body?: string | (() => string) },
-  seconds: number,
-): Promise<LoadResult> {
+export async function loadTest(request: LoadRequest, seconds: number): Promise<LoadResult> {
   const { body } = request;
   const result = await autocannon({
     url: request.url,
     method: request.method ?? 'GET',
     headers: { ...(body ? { 'content-type': 'application/json' } : {}), ...request.headers },
-    ...(typeof body === 'string' ? { body } : {}),
-    ...(typeof body === 'function' ? { requests: [{ setupRequest: (each: object) => ({ ...each, body: body() }) }] } : {}),
+    ...(body === undefined ? {} : { body }),
+    ...(request.freshUuids ? { requests: [{ setupRequest: FRESH_UUIDS }] } : {}),
     connections: LOAD_CONNECTIONS,
     duration: seconds,
+    workers: 1,
   });
   return {
     rps: result.requests.average,
