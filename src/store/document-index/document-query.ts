@@ -99,6 +99,13 @@ export type DocumentQueryResult = ({ rows: DocumentRow[] } | { count: number } |
 export const ALL: DocumentCondition = { kind: 'all' };
 export const NONE: DocumentCondition = { kind: 'none' };
 
+/** The ids alone (and the sort value, in a value's order): what an index yields without reading a row of another table. */
+export const IDS_ALONE: DocumentSelection = { kind: 'values', paths: [], type: false };
+
+export function isIdsAlone(select: DocumentSelection): boolean {
+  return select.kind === 'values' && select.paths.length === 0 && !select.type;
+}
+
 export const not = (condition: DocumentCondition): DocumentCondition =>
   condition.kind === 'all' ? NONE : condition.kind === 'none' ? ALL : condition.kind === 'not' ? condition.condition : { kind: 'not', condition };
 

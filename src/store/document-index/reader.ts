@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { LRUCache } from 'lru-cache';
 import type { NumberSummary } from '../../groq/index.ts';
 import { sqlDialect } from '../dialects/dialect.ts';
@@ -5,7 +6,7 @@ import type { SqlExecutor } from '../sql.ts';
 import { compileSql, isIn, sql } from '../sql-fragment.ts';
 import { chooseAccessPath, type IndexPlan, type IndexStatistics } from './access-path.ts';
 import { indexDialect, type IndexDialect } from './dialects/dialect.ts';
-import { ALL, type DocumentQuery, type DocumentQueryResult, type DocumentRow, type DocumentSelection } from './document-query.ts';
+import { ALL, IDS_ALONE, isIdsAlone, type DocumentQuery, type DocumentQueryResult, type DocumentRow } from './document-query.ts';
 import { parseShapePaths, type ShapeInfo } from './entries.ts';
 import { compileCounts, type Count } from './sql/compile-counts.ts';
 import { compileNumberSlices, compileOffsetSkips, compileQuery, compileSlices, compileValueSlices, type CompiledQuery, type RawRow, type Scope, type ValueKey } from './sql/compile-query.ts';
@@ -147,8 +148,9 @@ export class DocumentIndexReader {
     // read whole documents for rows it dropped), then reads the window past the last row skipped.
     if (query.limit !== null && query.offset >= this.sliceRows && !isIdsAlone(query.select)) {
       const skipped = await this.inSlices(scope, { ...query, select: IDS_ALONE, offset: query.offset - 1, limit: 1 }, plan, false);
-      const last = skipped && 'rows' in skipped ? skipped.rows[0] : undefined;
-      if (!last) return { rows: [], sql: skipped?.sql ?? this.compile(slices.first(1)).text };
+      if (skipped === null || !('rows' in skipped)) throw new Error('BUG: the ids of a window not read in slices');
+      const [last] = skipped.rows;
+      if (!last) return { rows: [], sql: skipped.sql };
       return this.inSlices(scope, { ...query, offset: 0, after: { id: last.id } }, plan, false);
     }
     const all = (compiled: CompiledQuery, once = false) => this.db.all<RawRow>(compiled.statement, [], { planOnce: once });
@@ -171,7 +173,7 @@ export class DocumentIndexReader {
     while (end !== null && !window.full) {
       const after = end;
       size = window.sized(Math.min(size * 2, this.sliceRows));
-      await new Promise((resolve) => setImmediate(resolve));
+      await nextTurn();
       end = await boundary(after);
       if (!counting) window.take(await all(slices.slice(after, end)));
       // Without a filter, every row of a whole slice is counted.
@@ -190,7 +192,7 @@ export class DocumentIndexReader {
    * where the query is read in one statement.
    */
   private async inValueSlices(scope: Scope, query: DocumentQuery, plan: IndexPlan): Promise<DocumentQueryResult | null> {
-    const ofValues = query.select.kind === 'values' ? query : { ...query, select: { kind: 'values' as const, paths: [], type: false } };
+    const ofValues = query.select.kind === 'values' ? query : { ...query, select: IDS_ALONE };
     const slices = compileValueSlices(this.dialect, scope, ofValues, plan);
     // A page in a value's order starts past a row's value and id (never an id alone).
     if (!slices || query.limit === null || (query.after && query.after.value === undefined)) return null;
@@ -210,7 +212,7 @@ export class DocumentIndexReader {
       if (end === undefined) break;
       after = { id: end.id, value: end.sort_value! };
       size = window.sized(Math.min(size * 2, most));
-      await new Promise((resolve) => setImmediate(resolve));
+      await nextTurn();
       slice = slices.slice(after, size, window.left);
     }
     if (ofValues === query) return toResult(query, first, window.rows, sql);
@@ -248,7 +250,7 @@ export class DocumentIndexReader {
       // Another kind of value makes the whole a summary of mixed values: the rest cannot change it.
       if (through === null || summary.kind === 'mixed') return { numbers: summary, sql };
       after = through;
-      await new Promise((resolve) => setImmediate(resolve));
+      await nextTurn();
     }
   }
 
@@ -275,7 +277,7 @@ export class DocumentIndexReader {
       else {
         after = query.order.kind === 'value' ? { id: last.id, value: last.sort_value! } : last.id;
         offset -= size;
-        await new Promise((resolve) => setImmediate(resolve));
+        await nextTurn();
       }
     }
     // Fewer rows than the offset: an empty window.
@@ -379,13 +381,6 @@ function toResult(query: DocumentQuery, compiled: CompiledQuery, rows: RawRow[],
       return row;
     }),
   };
-}
-
-/** A selection of the ids alone: what an index yields without reading any row of another table. */
-const IDS_ALONE: DocumentSelection = { kind: 'values', paths: [], type: false };
-
-function isIdsAlone(select: DocumentSelection): boolean {
-  return select.kind === 'values' && select.paths.length === 0 && !select.type;
 }
 
 /**

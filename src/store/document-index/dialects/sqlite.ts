@@ -1,3 +1,4 @@
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { sqliteDialect } from '../../dialects/sqlite.ts';
 import { compileSql, sql } from '../../sql-fragment.ts';
 import { isPlainStep, type DocumentPath } from '../document-query.ts';
@@ -49,7 +50,7 @@ export const sqliteIndexDialect: IndexDialect = {
     let size = BATCH_CHUNK.first;
     for (let start = 0; start < queries.length; start += size) {
       if (start > 0) {
-        await new Promise((resolve) => setImmediate(resolve));
+        await nextTurn();
         size = nextChunkSize(size, tookMs);
       }
       while (size > queries.length - start) size >>= 1;

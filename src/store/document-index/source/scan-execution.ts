@@ -3,10 +3,12 @@
 // filter the index also counts, or orders and windows. Documents come whole; or, when the query
 // reads a few indexed paths of them, assembled from the value rows (no document is parsed); or cut
 // down to the values at the paths the query reads.
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { outermostPaths, placeAtPath, readPath, type FieldPath, type NumberSummary, type ReadPath, type ScanAnswer, type ScanRequest } from '../../../groq/index.ts';
 import {
   and,
   conjuncts,
+  IDS_ALONE,
   isPlainStep,
   type DocumentCondition,
   type DocumentOrder,
@@ -251,7 +253,7 @@ export class ScanExecution {
     // Candidates with nothing at the path (their shapes say which) read null there: the first of them places it.
     const lacking = and([where, (await this.context.shapes()).translator.withoutScalar(walk.path, walk.types)]);
     if (lacking.kind !== 'none') {
-      const [first] = await this.rows({ where: lacking, order: { kind: 'id', descending: false }, offset: 0, limit: 1, select: { kind: 'values', paths: [], type: false } });
+      const [first] = await this.rows({ where: lacking, order: { kind: 'id', descending: false }, offset: 0, limit: 1, select: IDS_ALONE });
       if (first && !isOrderSafeString(first.id)) return null;
       if (first) firsts.push({ value: null, id: first.id });
     }
@@ -314,7 +316,7 @@ export class ScanExecution {
         next.catch(() => undefined);
         // The statement leaves on a later tick (the batch, the pool's hand-out of a client): let it
         // go before the evaluator takes the thread for this page.
-        await new Promise((resolve) => setImmediate(resolve));
+        await nextTurn();
       }
       yield rows;
       if (query && !next) {

@@ -6,7 +6,7 @@
 import { join, isIn, raw, sql, type Sql } from '../../sql-fragment.ts';
 import type { AccessPath, IndexPlan } from '../access-path.ts';
 import type { IndexDialect } from '../dialects/dialect.ts';
-import { isEquality, type Bound, type DocumentQuery, type DocumentSelection } from '../document-query.ts';
+import { IDS_ALONE, isEquality, type Bound, type DocumentQuery, type DocumentSelection } from '../document-query.ts';
 import { BESIDES_IDS, bounds, holds, predicate } from './conditions.ts';
 
 export interface Scope {
@@ -260,7 +260,7 @@ export function compileSlices(dialect: IndexDialect, scope: Scope, query: Docume
   // one per entries row, on the documents' key.
   const driving: IndexPlan = { path: plan.path.kind === 'entries-walk' ? { kind: 'full-scan' } : plan.path, filter: [] };
   const ids = (after: string | null, offset: number, limit: number): CompiledQuery => {
-    const rows = compileQuery(dialect, scope, { ...startingAfter(query, after), select: { kind: 'values', paths: [], type: false }, offset, limit }, driving);
+    const rows = compileQuery(dialect, scope, { ...startingAfter(query, after), select: IDS_ALONE, offset, limit }, driving);
     return { ...rows, statement: sql`SELECT b.id AS id FROM (${rows.statement}) b`, columns: ['id'] };
   };
   return {
@@ -363,14 +363,14 @@ export function compileOffsetSkips(dialect: IndexDialect, scope: Scope, query: D
   const inOrder = order.kind === 'id' ? walksInIdOrder(plan.path) : plan.path.kind === 'value-walk' && plan.path.path === order.path;
   if (!inOrder) return null;
   return {
-    skip: (after, rows) => compileQuery(dialect, scope, { ...startingAfter(query, after), select: { kind: 'values', paths: [], type: false }, offset: rows - 1, limit: 1 }, plan),
+    skip: (after, rows) => compileQuery(dialect, scope, { ...startingAfter(query, after), select: IDS_ALONE, offset: rows - 1, limit: 1 }, plan),
     window: (after, offset) => compileQuery(dialect, scope, { ...startingAfter(query, after), offset }, plan),
   };
 }
 
 /** A window of the value rows a walk of a path yields (ids and values, no filter: an index read alone), in the query's order past `after`. */
 function pathRowsAfter(dialect: IndexDialect, scope: Scope, query: DocumentQuery, path: Extract<AccessPath, { kind: 'value-walk' }>, after: ValueKey | null, offset: number, limit: number): CompiledQuery {
-  return compileQuery(dialect, scope, { ...startingAfter(query, after), select: { kind: 'values', paths: [], type: false }, offset, limit }, { path, filter: [] });
+  return compileQuery(dialect, scope, { ...startingAfter(query, after), select: IDS_ALONE, offset, limit }, { path, filter: [] });
 }
 
 /** The query with its rows after `after`, an id or (in a value's order) a row's id and value; from the start when null. */
@@ -445,7 +445,7 @@ function columnsOf(
  * post of the latest day.
  */
 function windowThenContent(dialect: IndexDialect, scope: Scope, query: DocumentQuery, plan: IndexPlan): CompiledQuery {
-  const ids = compileQuery(dialect, scope, { ...query, select: { kind: 'values', paths: [], type: false } }, plan);
+  const ids = compileQuery(dialect, scope, { ...query, select: IDS_ALONE }, plan);
   const orderBy = `w.sort_value${query.order.descending ? ' DESC' : ''}, w.id`;
   const statement = sql`SELECT d.id AS id, d.type AS type, ${raw(dialect.content(query.select))} AS content, w.sort_value AS sort_value FROM (${ids.statement}) w CROSS JOIN documents d WHERE d.project_id = ${scope.projectId} AND d.dataset = ${scope.dataset} AND d.id = w.id ORDER BY ${raw(orderBy)}`;
   return { statement, columns: ['id', 'type', 'content', 'sort_value'], resultOrder: ids.resultOrder, valueColumns: [] };
