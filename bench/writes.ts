@@ -26,7 +26,7 @@ const RANDOM_ID_BODY = JSON.stringify({ mutations: [{ create: { ...POST, _id: 'd
 type Ids = 'service' | 'random';
 
 const load = (url: string, headers: Record<string, string>, ids: Ids): Promise<LoadResult> =>
-  loadTest(ids === 'service' ? { url, method: 'POST', headers, body: BODY } : { url, method: 'POST', headers, body: RANDOM_ID_BODY, freshUuids: true }, DURATION_S);
+  loadTest({ url, method: 'POST', headers, ...(ids === 'service' ? { body: BODY } : { body: RANDOM_ID_BODY, freshUuids: true }) }, DURATION_S);
 
 async function ourServer(pgUrl: string | undefined, ids: Ids = 'service'): Promise<LoadResult> {
   const app = await startTestApp({ RATE_LIMIT_PER_MINUTE: '100000000' }, { db: createTestDatabase(pgUrl), log: defaultServerLog() });
