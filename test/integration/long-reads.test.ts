@@ -92,12 +92,24 @@ describe(`long reads in short statements (${testEngine})`, () => {
       '*[_type == "post"] | order(_updatedAt desc)[6000...6003]._id',
       '*[][9000...9003]._id',
       '*[_type == "post"][][6000...6002]',
+      // Past the 40 posts with a value there: they are counted (in slices on SQLite) before the window.
+      '*[_type == "post"] | order(late)[100...103]._id',
     ]) {
       const answer = await explained(query);
       expect([query, answer.result]).toEqual([query, await unplanned(query)]);
       expect((answer.result as unknown[]).length).toBeGreaterThan(1);
       if (testEngine === 'sqlite' && query.includes('late')) expect([query, answer.plan.statements > 2]).toEqual([query, true]);
     }
+  });
+
+  it('answers a query the index cannot order from all its candidates, a page per statement on SQLite', async () => {
+    // Two terms, the last not `_id` ascending: the evaluator orders every post (6,800 of them),
+    // read whole (the answer is whole documents).
+    const query = '*[_type == "post"] | order(late, _id desc)[0...3]';
+    const answer = await explained(query);
+    expect(answer.result).toEqual(await unplanned(query));
+    // Pages of 1,000 documents.
+    if (testEngine === 'sqlite') expect(answer.plan.statements).toBeGreaterThanOrEqual(7);
   });
 
   it('answers a subquery per document, each in its place', async () => {
