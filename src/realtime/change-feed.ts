@@ -6,6 +6,8 @@ import type { ListenerRegistry } from './listener-registry.ts';
 import type { DocumentStates } from './document-states.ts';
 
 const BATCH = 500;
+/** The first look again at changes held back behind a running transaction; it doubles up to the poll interval. */
+const HELD_RECHECK_FIRST_MS = 10;
 
 export interface ChangeFeedTiming {
   /** How often the change log is read when no signal came (a lost signal costs at most this). */
@@ -27,6 +29,8 @@ export class ChangeFeed {
   private readonly timing: ChangeFeedTiming;
   private position: ChangePosition | undefined;
   private timer: NodeJS.Timeout | undefined;
+  private heldTimer: NodeJS.Timeout | undefined;
+  private heldRecheckMs = HELD_RECHECK_FIRST_MS;
   private running: Promise<void> | undefined;
   private rerun = false;
   private stopped = false;
@@ -49,7 +53,9 @@ export class ChangeFeed {
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    clearTimeout(this.heldTimer);
     this.timer = undefined;
+    this.heldTimer = undefined;
     await this.running;
   }
 
@@ -110,6 +116,24 @@ export class ChangeFeed {
       if (batch.length < BATCH) break;
     }
     if (pending) await this.send(pending);
+    await this.recheckHeldBack();
+  }
+
+  /**
+   * Changes committed behind a transaction still running (any transaction of the database
+   * server, PostgreSQL) are not read yet, and their signal is spent: look again soon, backing
+   * off while that transaction lasts, rather than at the next poll.
+   */
+  private async recheckHeldBack(): Promise<void> {
+    if (this.stopped || !(await this.store.changes.heldBack(this.position!))) {
+      this.heldRecheckMs = HELD_RECHECK_FIRST_MS;
+      return;
+    }
+    if (this.stopped) return;
+    clearTimeout(this.heldTimer);
+    this.heldTimer = setTimeout(() => void this.wake(), this.heldRecheckMs);
+    this.heldTimer.unref();
+    this.heldRecheckMs = Math.min(this.heldRecheckMs * 2, this.timing.pollIntervalMs);
   }
 
   private async send(pending: PendingTransaction): Promise<void> {

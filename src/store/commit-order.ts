@@ -20,6 +20,11 @@ export function readAfter(dialect: Dialect, table: string, columns: string, posi
   return sqlDialect(dialect).logAfter(table, columns, position, limit);
 }
 
+/** Whether rows after `position` have committed but `readAfter` cannot read them yet; null where that cannot happen. */
+export function heldBackAfter(dialect: Dialect, table: string, position: LogPosition): Sql | null {
+  return sqlDialect(dialect).logHeldBack(table, position);
+}
+
 /**
  * Which of a log's transactions had committed at one moment: SQLite's rows up to a `seq`;
  * PostgreSQL's snapshot (transactions before `xmin`, or before `xmax` and not then running).

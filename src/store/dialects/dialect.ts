@@ -33,6 +33,11 @@ export interface SqlDialect {
   binaryJsonText(column: string): string;
   /** SELECT `columns`, `seq` and `commit_order` (as text) of a log's rows after `position`, oldest first. */
   logAfter(table: string, columns: string, position: LogPosition, limit: number): Sql;
+  /**
+   * One row `{held}`: whether rows after `position` have committed but wait for `logAfter` behind
+   * a transaction still running. Null where that cannot happen (SQLite's commits are in `seq` order).
+   */
+  logHeldBack(table: string, position: LogPosition): Sql | null;
   /** A condition on a log's rows: at or before `position`. */
   logAtOrBefore(position: LogPosition): Sql;
   /** One row `{horizon}`: which of a log's rows have committed so far, as text for parseCommitHorizon (../commit-order.ts). */

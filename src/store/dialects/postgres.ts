@@ -14,6 +14,10 @@ export const postgresDialect: SqlDialect = {
     sql`SELECT seq, commit_order::text AS commit_order, ${raw(columns)} FROM ${raw(table)}
         WHERE (commit_order, seq) > (${position.order}::xid8, ${position.seq}) AND commit_order < pg_snapshot_xmin(pg_current_snapshot())
         ORDER BY commit_order, seq LIMIT ${limit}`,
+  // Rows this snapshot sees have committed; those at or past its xmin wait for an older transaction.
+  logHeldBack: (table, position) =>
+    sql`SELECT EXISTS (SELECT 1 FROM ${raw(table)}
+        WHERE (commit_order, seq) > (${position.order}::xid8, ${position.seq}) AND commit_order >= pg_snapshot_xmin(pg_current_snapshot())) AS held`,
   logAtOrBefore: (position) => sql`(commit_order, seq) <= (${position.order}::xid8, ${position.seq})`,
   commitHorizon: () => 'SELECT pg_current_snapshot()::text AS horizon',
   logOrder: 'commit_order, seq',

@@ -13,6 +13,7 @@ export const sqliteDialect: SqlDialect = {
   // One writer commits at a time: `seq` alone is commit order.
   logAfter: (table, columns, position, limit) =>
     sql`SELECT seq, CAST(commit_order AS TEXT) AS commit_order, ${raw(columns)} FROM ${raw(table)} WHERE seq > ${position.seq} ORDER BY seq LIMIT ${limit}`,
+  logHeldBack: () => null,
   logAtOrBefore: (position) => sql`seq <= ${position.seq}`,
   commitHorizon: (table) => `SELECT CAST(COALESCE(MAX(seq), 0) AS TEXT) AS horizon FROM ${table}`,
   logOrder: 'seq',

@@ -1,5 +1,5 @@
 import type { Dialect, SqlExecutor } from '../sql.ts';
-import { parseCommitHorizon, positionOf, readAfter, type CommitHorizon, type LogPosition } from '../commit-order.ts';
+import { heldBackAfter, parseCommitHorizon, positionOf, readAfter, type CommitHorizon, type LogPosition } from '../commit-order.ts';
 import { sqlDialect } from '../dialects/dialect.ts';
 
 /** One document written (or deleted) by one transaction. */
@@ -146,6 +146,18 @@ export class DocumentChangeRepository {
     const read = readAfter(this.db.dialect, 'document_changes', COLUMNS, position, limit);
     const rows = await this.db.all<FeedRow>(read);
     return rows.map((row) => ({ position: positionOf(row), projectId: row.project_id, dataset: row.dataset, ...loggedChangeOf(row) }));
+  }
+
+  /**
+   * Whether changes after `position` have committed but `after` cannot return them yet, because
+   * a transaction that began before they committed is still running (PostgreSQL). Their commit
+   * signal has come and gone, so a reader must look again.
+   */
+  async heldBack(position: ChangePosition): Promise<boolean> {
+    const statement = heldBackAfter(this.db.dialect, 'document_changes', position);
+    if (!statement) return false;
+    const row = await this.db.get<{ held: boolean }>(statement);
+    return row?.held === true;
   }
 
   /**
