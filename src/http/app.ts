@@ -87,7 +87,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   const app = options.tls ? secureFastify(serverOptions, options.tls, services.config.requestTimeouts.idleMs) : Fastify(serverOptions);
   registerValidation(app);
   registerJsonParser(app);
-  registerRequestTimeouts(app, services.config.requestTimeouts.idleMs);
+  registerRequestTimeouts(app, services.config.requestTimeouts);
   // Once the instance is shutting down, every response closes its connection: clients reconnect
   // (through the load balancer, elsewhere), and a request finishing during close leaves no idle
   // keep-alive connection behind for the server to wait on.

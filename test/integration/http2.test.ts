@@ -32,7 +32,7 @@ describe(`HTTPS with HTTP/2 (${testEngine})`, () => {
     dir = mkdtempSync(join(tmpdir(), 'cms-h2-'));
     tls = readTlsCredentials(await ensureLocalCertificate(join(dir, 'tls')));
     process.on('warning', onWarning);
-    app = await startTestApp({ REQUEST_IDLE_TIMEOUT_MS: '1000', QUERY_TIMEOUT_MS: '60000', QUERY_SLICE_MS: '50' }, { tls });
+    app = await startTestApp({ REQUEST_IDLE_TIMEOUT_MS: '1000', REQUEST_TIMEOUT_MS: '3000', QUERY_TIMEOUT_MS: '60000', QUERY_SLICE_MS: '50' }, { tls });
     const client = await connect();
     const login = await client.request<{ accessToken: string }>('POST', '/api/v1/auth/login', { body: { email: 'admin@example.com', password: 'admin-password-1' } });
     admin = login.body.accessToken;
@@ -122,11 +122,55 @@ describe(`HTTPS with HTTP/2 (${testEngine})`, () => {
     expect((await (await connect()).request('GET', '/api/v1/health')).status).toBe(200);
   });
 
+  it('cuts off a stream whose body trickles in past the request timeout; a listener open longer goes on', async () => {
+    const client = await connect();
+    const query = encodeURIComponent('*[_type == "trickle"]');
+    const listener = client.open('GET', `/api/v1/data/listen/production?query=${query}`, { authorization: `Bearer ${admin}`, 'x-project': 'h2', accept: 'text/event-stream' });
+    const heard = { text: '' };
+    listener.setEncoding('utf8');
+    listener.on('data', (chunk: string) => (heard.text += chunk));
+    await until(() => heard.text.includes('event: welcome'));
+
+    const trickle = client.open('POST', '/api/v1/data/mutate/production', {
+      authorization: `Bearer ${admin}`,
+      'x-project': 'h2',
+      'content-type': 'application/json',
+      'content-length': '100000',
+    });
+    trickle.on('error', () => undefined);
+    const answered = { status: 0 };
+    trickle.on('response', (headers) => (answered.status = Number(headers[':status'])));
+    trickle.write('{"mutations": [');
+    // A byte well within the idle timeout each time: only the whole-request timeout can end it.
+    const drip = setInterval(() => trickle.write(' '), 200);
+    try {
+      await new Promise<void>((resolve) => trickle.once('close', () => resolve()));
+    } finally {
+      clearInterval(drip);
+    }
+    expect(answered.status).toBe(0);
+    expect(trickle.rstCode).toBe(constants.NGHTTP2_CANCEL);
+
+    // The listener's request arrived whole long ago: its stream is not a slow request.
+    const created = await client.request('POST', '/api/v1/data/mutate/production', { token: admin, headers: { 'x-project': 'h2' }, body: { mutations: [{ create: { _id: 'trickle-1', _type: 'trickle' } }] } });
+    expect(created.status).toBe(200);
+    await until(() => heard.text.includes('"documentId":"trickle-1"'));
+    listener.close();
+  });
+
+  // 60^4 evaluations: seconds in a query worker while the connection carries no frame.
+  const slowQuery = 'count(*[_type == "thing" && count(*[count(*[count(*[n + ^.n + ^.^.n + ^.^.^.n == -1]) == 0]) == 0]) == 0])';
+
   it('answers a request that the server takes longer than the idle timeout to compute', async () => {
     const client = await connect();
-    // 60^4 evaluations: seconds in a query worker while the connection carries no frame.
-    const query = 'count(*[_type == "thing" && count(*[count(*[count(*[n + ^.n + ^.^.n + ^.^.^.n == -1]) == 0]) == 0]) == 0])';
-    const response = await client.request<{ result: number }>('POST', '/api/v1/data/query/production', { token: admin, headers: { 'x-project': 'h2' }, body: { query } });
+    const response = await client.request<{ result: number }>('POST', '/api/v1/data/query/production', { token: admin, headers: { 'x-project': 'h2' }, body: { query: slowQuery } });
+    expect(response.status).toBe(200);
+    expect(response.body.result).toBe(60);
+  });
+
+  it('answers a request without a body that the server takes longer than the idle timeout to compute', async () => {
+    const client = await connect();
+    const response = await client.request<{ result: number }>('GET', `/api/v1/data/query/production?query=${encodeURIComponent(slowQuery)}`, { token: admin, headers: { 'x-project': 'h2' } });
     expect(response.status).toBe(200);
     expect(response.body.result).toBe(60);
   });
