@@ -59,6 +59,8 @@ export interface Config {
   readonly requestTimeouts: RequestTimeouts;
   /** What one GROQ query may cost (QUERY_* variables). */
   readonly queries: QueryLimits;
+  /** Listen connections (WebSocket or Server-Sent Events) one user, token or address may hold open at once, per instance. */
+  readonly listenersPerCaller: number;
   /**
    * Proxies whose X-Forwarded-For is believed for the client address (rate-limit keys): addresses
    * or CIDR ranges (Fastify's `trustProxy` string), a number of hops, or false (the socket's address).
@@ -350,6 +352,7 @@ export function loadConfig(env: Env = process.env): Config {
       mainThreadDocuments: integer(env, 'QUERY_MAIN_THREAD_DOCUMENTS', 10_000, 1, 100_000_000),
       workers: integer(env, 'QUERY_WORKERS', 1, 1, 64),
     }),
+    listenersPerCaller: integer(env, 'LISTENERS_PER_CALLER', 200, 1, 1_000_000),
     trustProxy: trustProxy(env),
     images: imageConfig(env),
     tls: tlsFiles(env),

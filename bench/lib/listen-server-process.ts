@@ -6,7 +6,8 @@ import { createTestDatabase } from '../../test/helpers/engine.ts';
 // Argument: a PostgreSQL URL, or nothing for SQLite. Prints {url, token, project} once ready;
 // answers the IPC message "memory" with its memory after a full collection; stops on "stop".
 const pgUrl = process.argv[2] || undefined;
-const app = await startTestApp({ RATE_LIMIT_PER_MINUTE: '100000000', LOG_LEVEL: 'silent' }, { db: createTestDatabase(pgUrl), workers: true });
+// One token stands in for a thousand clients: its rate and open-listener limits are lifted.
+const app = await startTestApp({ RATE_LIMIT_PER_MINUTE: '100000000', LISTENERS_PER_CALLER: '1000000', LOG_LEVEL: 'silent' }, { db: createTestDatabase(pgUrl), workers: true });
 const token = await app.login();
 await app.request('POST', '/api/v1/projects', { token, body: { name: 'Listen bench', slug: 'listen-bench' } });
 

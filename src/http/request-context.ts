@@ -66,7 +66,7 @@ async function requestContext(app: FastifyInstance, options: RequestContextOptio
     }
 
     const group = rateLimitGroupOf(request);
-    const subject = request.principal ? `${request.principal.kind}:${request.principal.id}` : `ip:${request.ip}`;
+    const subject = callerOf(request);
     const limit = limitOf(group, options);
     const decision = await options.rateLimiter.hit(`${group}:${subject}`, limit);
     reply.header('X-RateLimit-Limit', decision.limit);
@@ -115,6 +115,11 @@ function rateLimitGroupOf(request: FastifyRequest): RateLimitGroup {
   if (configured !== undefined) return configured;
   if (request.principal?.kind === 'user' && credentialOf(request)?.startsWith(SESSION_TOKEN_PREFIX)) return 'session';
   return 'api';
+}
+
+/** Who is asking, as limits count it: the principal, or the client address of an anonymous request. */
+export function callerOf(request: FastifyRequest): string {
+  return request.principal ? `${request.principal.kind}:${request.principal.id}` : `ip:${request.ip}`;
 }
 
 async function identify(request: FastifyRequest, auth: AuthService): Promise<Principal | null> {

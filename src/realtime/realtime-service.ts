@@ -8,6 +8,7 @@ import { ChangeFeed } from './change-feed.ts';
 import { DocumentStates } from './document-states.ts';
 import { compileListenFilter, type ListenFilter } from './listen-filter.ts';
 import { ListenerRegistry, type Listener } from './listener-registry.ts';
+import { ListenerSlots } from './listener-slots.ts';
 
 export interface RealtimeSettings {
   /** WebSocket pings and SSE comments this often keep idle connections open through proxies. */
@@ -18,6 +19,8 @@ export interface RealtimeSettings {
   recheckMs: number;
   /** How often the change log is read when no signal came. */
   pollIntervalMs: number;
+  /** Listen connections one caller (user, token or address) may hold open at once on this instance. */
+  listenersPerCaller: number;
 }
 
 export const DEFAULT_REALTIME_SETTINGS: Readonly<RealtimeSettings> = {
@@ -26,6 +29,7 @@ export const DEFAULT_REALTIME_SETTINGS: Readonly<RealtimeSettings> = {
   maxBufferedBytes: 4 * 1024 * 1024,
   recheckMs: 60_000,
   pollIntervalMs: 1_000,
+  listenersPerCaller: 200,
 };
 
 /** How a connection's access is checked again while it is open. */
@@ -59,6 +63,7 @@ export class RealtimeService {
   private readonly log: Logger;
   private readonly feed: ChangeFeed;
   private readonly sessions = new Set<ListenSession>();
+  private readonly slots = new ListenerSlots(() => this.settings.listenersPerCaller);
   private webSockets = 0;
   private starting: Promise<void> | undefined;
   private unsubscribeSignal: (() => void) | undefined;
@@ -119,6 +124,14 @@ export class RealtimeService {
 
   unsubscribe(listener: Listener): void {
     this.registry.delete(listener);
+  }
+
+  /**
+   * Takes one of `caller`'s listener slots (429 when it holds them all); the connection gives it
+   * back through the returned function when it closes.
+   */
+  reserveListener(caller: string): () => void {
+    return this.slots.take(caller);
   }
 
   /** Tracks an open connection until the returned function is called. */

@@ -1,7 +1,7 @@
 import type { FastifyPluginAsync, FastifyRequest } from 'fastify';
 import type { Services } from '../../services.ts';
 import { badRequest } from '../../errors.ts';
-import { credentialOf, principalOf } from '../../http/request-context.ts';
+import { callerOf, credentialOf, principalOf } from '../../http/request-context.ts';
 import { namedProject } from '../../http/data-project.ts';
 import { parametersFromQueryString } from '../../http/query-parameters.ts';
 import { resolveDataProject } from '../../projects/data-project-resolver.ts';
@@ -29,6 +29,8 @@ as **Server-Sent Events** (any other GET, e.g. with \`Accept: text/event-stream\
 or, for browsers, the query parameter \`access_token\`. Listening needs what querying the dataset needs (viewer; an
 API token of the project and dataset). The filter is judged on each document before and after each committed
 change; every match gives one event, in commit order. Listeners see drafts and published documents alike, as queries do.
+One user, token or address holds at most \`LISTENERS_PER_CALLER\` listeners open at once on an instance (default 200):
+one more is refused with 429.
 
 **WebSocket** messages are JSON. Send \`{"type": "subscribe", "query": "*[_type == 'post']", "params": {},
 "includeResult": true}\` (also \`includePreviousRevision\`, \`includeMutations\`, \`effectFormat: "mendoza"\`; a new
@@ -92,18 +94,20 @@ export const listenRoutes: FastifyPluginAsync<{ services: Services }> = async (a
         ...errorResponses(400, 401, 403, 404),
       },
     },
-    preHandler: async (request: ListenRequest) => {
+    preHandler: async (request: ListenRequest, reply) => {
       const { dataset } = request.params;
       const project = await resolveDataProject(services.projects, principalOf(request), dataset, namedProject(request));
       realtime.authorize(principalOf(request), project, dataset);
       const access = accessCheck(services, credentialOf(request) ?? '', project.id, dataset);
       if (request.ws) {
+        holdSlotWhileOpen(request.raw.socket, realtime.reserveListener(callerOf(request)));
         contexts.set(request, { project, dataset, access, log: request.log });
         return;
       }
       const { query } = request.query;
       if (query === undefined) throw badRequest('querystring must have the property "query" (a GROQ filter such as *[_type == "post"])');
       const filter = await realtime.compileFilter(query, parametersFromQueryString(request.query), project, dataset);
+      holdSlotWhileOpen(reply.raw, realtime.reserveListener(callerOf(request)));
       contexts.set(request, { project, dataset, access, filter, options: listenOptions(request.query, SSE_DEFAULTS) });
     },
     handler: async (request, reply) => {
@@ -116,6 +120,16 @@ export const listenRoutes: FastifyPluginAsync<{ services: Services }> = async (a
     },
   });
 };
+
+/**
+ * Gives a listener slot back when the connection ends: an upgraded socket (a WebSocket's own) or
+ * the event stream's response, however it ends (the client leaves, the server closes it, or the
+ * request fails before the stream starts).
+ */
+function holdSlotWhileOpen(connection: { readonly destroyed: boolean; once(event: 'close', listener: () => void): unknown }, release: () => void): void {
+  if (connection.destroyed) release();
+  else connection.once('close', release);
+}
 
 /** Checks the credential again, with the project fixed to the one the connection was opened on. */
 function accessCheck(services: Services, credential: string, projectId: string, dataset: string): AccessCheck {

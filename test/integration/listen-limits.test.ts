@@ -1,0 +1,73 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expectErrorBody, httpRequest, useTestApp } from '../helpers/test-app.ts';
+import { createApiToken, createProject, type TestProject } from '../helpers/fixtures.ts';
+import { testEngine } from '../helpers/engine.ts';
+import { eventually } from '../helpers/eventually.ts';
+import { listenUrl, openEventStream, openListenSocket, refusedUpgrade, type EventStream, type ListenSocket } from '../helpers/listen.ts';
+
+const PER_CALLER = 3;
+
+describe(`open listeners per caller (${testEngine})`, () => {
+  const app = useTestApp({ LISTENERS_PER_CALLER: String(PER_CALLER) });
+  let project: TestProject;
+  const open: { close(): unknown }[] = [];
+
+  beforeAll(async () => {
+    project = await createProject(app, app.admin);
+  });
+  afterAll(async () => {
+    for (const connection of open) await connection.close();
+  });
+
+  const socketUrl = () => listenUrl(app, 'production', `?project=${project.slug}`);
+  const streamUrl = () => `${app.url}/api/v1/data/listen/production?project=${project.slug}&query=${encodeURIComponent('*[_type == "post"]')}`;
+
+  async function socket(token: string): Promise<ListenSocket> {
+    const opened = await openListenSocket(socketUrl(), { authorization: `Bearer ${token}` });
+    open.push(opened);
+    await opened.subscribe({ query: '*[_type == "post"]' });
+    return opened;
+  }
+
+  async function stream(token: string): Promise<EventStream> {
+    const opened = await openEventStream(streamUrl(), { authorization: `Bearer ${token}` });
+    open.push(opened);
+    await opened.next('welcome');
+    return opened;
+  }
+
+  it('refuses a caller more WebSockets and event streams than LISTENERS_PER_CALLER with 429, and takes one again once one closes', async () => {
+    const token = (await createApiToken(app, app.admin, project.slug, { permissions: ['read'] })).token;
+    const sockets = [await socket(token), await socket(token)];
+    const first = await stream(token);
+
+    const refused = await refusedUpgrade(socketUrl(), { authorization: `Bearer ${token}` });
+    expect(refused.status).toBe(429);
+    expect(refused.body).toMatchObject({ statusCode: 429, error: 'Too Many Requests' });
+    expect(refused.body.message).toContain('LISTENERS_PER_CALLER');
+    const refusedStream = await httpRequest(app.url, 'GET', streamUrl().slice(app.url.length), { token, headers: { accept: 'text/event-stream' } });
+    expect(expectErrorBody(refusedStream, 429).message).toContain(`at most ${PER_CALLER}`);
+
+    // Another caller has slots of its own.
+    const other = (await createApiToken(app, app.admin, project.slug, { permissions: ['read'] })).token;
+    await socket(other);
+
+    // A closed WebSocket gives its slot back, and so does an event stream the client left.
+    await sockets[0]!.close();
+    const again = await eventually(async () => openListenSocket(socketUrl(), { authorization: `Bearer ${token}` }).catch(() => undefined));
+    open.push(again);
+    first.close();
+    await sockets[1]!.close();
+    await eventually(async () => (await stream(token).catch(() => undefined)) && true);
+    await eventually(async () => (await stream(token).catch(() => undefined)) && true);
+  });
+
+  it('holds no slot for a request refused before its stream starts (a filter that does not compile)', async () => {
+    const token = (await createApiToken(app, app.admin, project.slug, { permissions: ['read'] })).token;
+    for (let i = 0; i < PER_CALLER + 2; i++) {
+      const bad = await httpRequest(app.url, 'GET', `/api/v1/data/listen/production?project=${project.slug}&query=${encodeURIComponent('*[')}`, { token, headers: { accept: 'text/event-stream' } });
+      expect(bad.status).toBe(400);
+    }
+    for (let i = 0; i < PER_CALLER; i++) await stream(token);
+  });
+});
