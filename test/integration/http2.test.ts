@@ -104,18 +104,24 @@ describe(`HTTPS with HTTP/2 (${testEngine})`, () => {
     socket.close();
   });
 
-  it('cuts off a stream whose body stalls; the server goes on', async () => {
-    const client = await connect();
-    const stalled = client.open('POST', '/api/v1/data/mutate/production', {
+  /** A mutation whose body announces `length` bytes and sends its first few: the status stays 0 unless the server answers. */
+  function startMutation(client: Http2Client, length: number) {
+    const stream = client.open('POST', '/api/v1/data/mutate/production', {
       authorization: `Bearer ${admin}`,
       'x-project': 'h2',
       'content-type': 'application/json',
-      'content-length': '1000',
+      'content-length': String(length),
     });
-    stalled.on('error', () => undefined);
-    stalled.write('{"mutations": [');
+    stream.on('error', () => undefined);
     const answered = { status: 0 };
-    stalled.on('response', (headers) => (answered.status = Number(headers[':status'])));
+    stream.on('response', (headers) => (answered.status = Number(headers[':status'])));
+    stream.write('{"mutations": [');
+    return { stream, answered };
+  }
+
+  it('cuts off a stream whose body stalls; the server goes on', async () => {
+    const client = await connect();
+    const { stream: stalled, answered } = startMutation(client, 1000);
     await new Promise<void>((resolve) => stalled.once('close', () => resolve()));
     expect(answered.status).toBe(0);
     expect(stalled.rstCode).toBe(constants.NGHTTP2_CANCEL);
@@ -131,16 +137,7 @@ describe(`HTTPS with HTTP/2 (${testEngine})`, () => {
     listener.on('data', (chunk: string) => (heard.text += chunk));
     await until(() => heard.text.includes('event: welcome'));
 
-    const trickle = client.open('POST', '/api/v1/data/mutate/production', {
-      authorization: `Bearer ${admin}`,
-      'x-project': 'h2',
-      'content-type': 'application/json',
-      'content-length': '100000',
-    });
-    trickle.on('error', () => undefined);
-    const answered = { status: 0 };
-    trickle.on('response', (headers) => (answered.status = Number(headers[':status'])));
-    trickle.write('{"mutations": [');
+    const { stream: trickle, answered } = startMutation(client, 100_000);
     // A byte well within the idle timeout each time: only the whole-request timeout can end it.
     const drip = setInterval(() => trickle.write(' '), 200);
     try {
