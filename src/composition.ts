@@ -113,7 +113,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
       store,
       openChangeSignal(config.databaseUrl, { schema: options.schema, onError: (error) => log.warn({ err: error }, 'change signal connection lost; reconnecting') }),
       log.child({ worker: 'realtime' }),
-      { listenersPerCaller: config.listenersPerCaller },
+      { listenersPerCaller: config.listenersPerCaller, filterSliceMs: config.queries.sliceMs },
     ),
     presence: new PresenceService({
       auth,

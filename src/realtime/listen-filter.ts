@@ -1,5 +1,6 @@
-import { badRequest } from '../errors.ts';
+import { AppError, badRequest } from '../errors.ts';
 import { createMemorySource, evaluate, GroqParameterError, GroqSyntaxError, parse, prepare, type ExprNode, type PreparedQuery } from '../groq/index.ts';
+import { mainThreadHeapGuard, MoveToWorker, QueryBudget } from '../content/query/query-budget.ts';
 import type { StoredDocument } from '../store/index.ts';
 
 /** The longest listener query accepted (the same bound as POST /data/query). */
@@ -9,7 +10,27 @@ export const MAX_LISTEN_QUERY_LENGTH = 256 * 1024;
 export interface ListenFilter {
   /** Listeners whose filters have equal keys share one: each change is judged once per key. */
   readonly key: string;
+  /** Throws FilterTooCostly when judging the document takes longer than the filter may. */
   matches(document: StoredDocument): Promise<boolean>;
+}
+
+/** What judging one document may cost. */
+export interface FilterLimits {
+  /** How long the filter may compute on one document (QUERY_SLICE_MS: what a query may compute at once on the main thread). */
+  readonly sliceMs: number;
+}
+
+/**
+ * A filter computed for longer than it may on one document (or filled the server's heap past
+ * what a main-thread query may hold). Changes are judged on the server's main thread, for every
+ * listener, so such a filter would delay every request at every change: its listeners are closed
+ * with this message instead.
+ */
+export class FilterTooCostly extends Error {
+  constructor(sliceMs: number) {
+    super(`The listener's filter computed for more than ${sliceMs} ms on one document (QUERY_SLICE_MS), so the listener was closed: narrow the filter`);
+    this.name = 'FilterTooCostly';
+  }
 }
 
 export interface FilterScope {
@@ -26,7 +47,7 @@ const SHAPE = 'A listener query must be a filter of documents, such as *[_type =
  * other documents is refused rather than silently judged wrong: subqueries (`*` inside the
  * filter) and `->`. Everything else is a 400 with a message saying why.
  */
-export async function compileListenFilter(query: string, rawParams: Record<string, unknown>, scope: FilterScope): Promise<ListenFilter> {
+export async function compileListenFilter(query: string, rawParams: Record<string, unknown>, scope: FilterScope, limits: FilterLimits): Promise<ListenFilter> {
   if (query.length > MAX_LISTEN_QUERY_LENGTH) throw badRequest(`The query is longer than ${MAX_LISTEN_QUERY_LENGTH} characters`);
   // Parameters may be named with or without their `$`, as in POST /data/query.
   const params = Object.fromEntries(Object.entries(rawParams).map(([name, value]) => [name.replace(/^\$/, ''), value]));
@@ -46,10 +67,13 @@ export async function compileListenFilter(query: string, rawParams: Record<strin
   return {
     key: `${query}\u0000${JSON.stringify(params)}`,
     async matches(document) {
+      const budget = new QueryBudget({ timeoutMs: limits.sliceMs, sliceMs: limits.sliceMs, heapGuardBytes: mainThreadHeapGuard() });
       try {
-        const result = await evaluate(filter, { source: createMemorySource([document]), params, project: scope });
+        const result = await evaluate(filter, { source: createMemorySource([document]), params, project: scope, budget });
         return Array.isArray(result) && result.length > 0;
-      } catch {
+      } catch (error) {
+        // The budget stops a run past its slice (MoveToWorker) or its deadline (a 408): both are the slice here.
+        if (error instanceof MoveToWorker || (error instanceof AppError && error.code === 'QUERY_TIMEOUT')) throw new FilterTooCostly(limits.sliceMs);
         return false; // GROQ has no run-time errors on data; a failing function just does not match
       }
     },

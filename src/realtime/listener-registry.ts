@@ -1,5 +1,5 @@
 import { committedAt, type CommitHorizon, type LogPosition } from '../store/commit-order.ts';
-import type { ListenFilter } from './listen-filter.ts';
+import type { FilterTooCostly, ListenFilter } from './listen-filter.ts';
 import type { ListenOptions } from './listen-options.ts';
 import type { PreparedMutationEvent } from './mutation-event.ts';
 
@@ -13,6 +13,8 @@ export interface Listener {
   readonly options: ListenOptions;
   /** Sends the event without waiting; a transport that cannot keep up disconnects its client. */
   deliver(event: PreparedMutationEvent): void;
+  /** The filter costs more than it may (FilterTooCostly): tell the client why, and stop listening. */
+  dismiss(reason: FilterTooCostly): void;
 }
 
 interface FilterGroup {

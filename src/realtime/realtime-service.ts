@@ -21,6 +21,8 @@ export interface RealtimeSettings {
   pollIntervalMs: number;
   /** Listen connections one caller (user, token or address) may hold open at once on this instance. */
   listenersPerCaller: number;
+  /** How long a listener's filter may compute on one document before its listeners are closed (QUERY_SLICE_MS). */
+  filterSliceMs: number;
 }
 
 export const DEFAULT_REALTIME_SETTINGS: Readonly<RealtimeSettings> = {
@@ -30,6 +32,7 @@ export const DEFAULT_REALTIME_SETTINGS: Readonly<RealtimeSettings> = {
   recheckMs: 60_000,
   pollIntervalMs: 1_000,
   listenersPerCaller: 200,
+  filterSliceMs: 100,
 };
 
 /** How a connection's access is checked again while it is open. */
@@ -110,7 +113,7 @@ export class RealtimeService {
   }
 
   compileFilter(query: string, params: Record<string, unknown>, project: ProjectRecord, dataset: string): Promise<ListenFilter> {
-    return compileListenFilter(query, params, { projectId: project.id, dataset });
+    return compileListenFilter(query, params, { projectId: project.id, dataset }, { sliceMs: this.settings.filterSliceMs });
   }
 
   /**

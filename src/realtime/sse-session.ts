@@ -49,6 +49,7 @@ export class ServerSentEventsSession implements ListenSession {
       filter: context.filter,
       options: context.options,
       deliver: (event) => this.deliver(event.serverSentEvent),
+      dismiss: (reason) => this.end(event('disconnect', { reason: reason.message, ...errorBody(400, reason.message) })),
     };
   }
 

@@ -2,6 +2,7 @@ import type { StoredDocumentChange } from '../store/repos/document-changes.ts';
 import type { DocumentStates } from './document-states.ts';
 import { optionsKey } from './listen-options.ts';
 import type { ListenerGroup, ListenerRegistry } from './listener-registry.ts';
+import { FilterTooCostly } from './listen-filter.ts';
 import { ObservedChange, PreparedMutationEvent, transitionOf, type Transition } from './mutation-event.ts';
 
 /**
@@ -33,12 +34,21 @@ export async function sendTransactionEvents(
   // transitions[g][i]: what change i is to group g's filter (null: no event).
   const transitions = groups.map(() => new Array<Transition | null>(changes.length).fill(null));
   const totals = groups.map(() => 0);
+  // Groups whose filter cost more than it may: their listeners are closed, and the filter is not judged again.
+  const dismissed = new Set<number>();
   for (const [index, change] of changes.entries()) {
     const { before, after } = await states.around(change);
     for (const [g, group] of groups.entries()) {
-      const transition = await transitionFor(group, before, after);
-      transitions[g]![index] = transition;
-      if (transition) totals[g]!++;
+      if (dismissed.has(g)) continue;
+      try {
+        const transition = await transitionFor(group, before, after);
+        transitions[g]![index] = transition;
+        if (transition) totals[g]!++;
+      } catch (error) {
+        if (!(error instanceof FilterTooCostly)) throw error;
+        dismissed.add(g);
+        for (const listener of group.listeners) listener.dismiss(error);
+      }
     }
     if (keep) observed[index] = new ObservedChange(change, before, after);
   }

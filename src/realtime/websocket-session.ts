@@ -127,6 +127,10 @@ export class WebSocketSession implements ListenSession {
       filter,
       options,
       deliver: (event) => this.deliver(event.webSocketMessage),
+      dismiss: (reason) => {
+        this.send(this.errorMessage(badRequest(reason.message)));
+        this.close(POLICY_VIOLATION, reason.message);
+      },
     };
     this.dropSubscription();
     await this.realtime.subscribe(listener);

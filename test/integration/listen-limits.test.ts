@@ -71,3 +71,39 @@ describe(`open listeners per caller (${testEngine})`, () => {
     for (let i = 0; i < PER_CALLER; i++) await stream(token);
   });
 });
+
+describe(`listeners whose filter costs too much (${testEngine})`, () => {
+  const app = useTestApp({ QUERY_SLICE_MS: '20' });
+
+  it('closes the listeners of a filter that computes past QUERY_SLICE_MS on one document, and serves the others', async () => {
+    const project = await createProject(app, app.admin);
+    const costly = `*[_type == "page" && count([${Array.from({ length: 300 }, () => 'string::split(body, "")[1]').join(', ')}]) > 0]`;
+    const socketUrl = listenUrl(app, 'production', `?project=${project.slug}`);
+    const headers = { authorization: `Bearer ${app.admin}` };
+    const costlySocket = await openListenSocket(socketUrl, headers);
+    await costlySocket.subscribe({ query: costly });
+    const costlyStream = await openEventStream(`${app.url}/api/v1/data/listen/production?project=${project.slug}&query=${encodeURIComponent(costly)}`, headers);
+    await costlyStream.next('welcome');
+    const cheap = await openListenSocket(socketUrl, headers);
+    await cheap.subscribe({ query: '*[_type == "page"]' });
+
+    const body = 'ab '.repeat(100_000);
+    const written = await httpRequest<{ transactionId: string }>(app.url, 'POST', `/api/v1/data/mutate/production`, {
+      token: app.admin,
+      headers: { 'x-project': project.slug },
+      body: { mutations: [{ create: { _id: 'page-1', _type: 'page', body } }] },
+    });
+    expect(written.status).toBe(200);
+
+    expect(await cheap.next('mutation')).toMatchObject({ documentId: 'page-1', transactionId: written.body.transactionId });
+    const error = await costlySocket.next('error');
+    expect(error).toMatchObject({ statusCode: 400, error: 'Bad Request' });
+    expect(error.message).toContain('QUERY_SLICE_MS');
+    expect(await costlySocket.closed).toMatchObject({ code: 1008 });
+    const disconnect = await costlyStream.next('disconnect');
+    expect(disconnect.json).toMatchObject({ statusCode: 400 });
+    expect(String(disconnect.json.reason)).toContain('QUERY_SLICE_MS');
+    await costlyStream.ended;
+    await cheap.close();
+  });
+});

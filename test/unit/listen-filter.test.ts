@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '../../src/errors.ts';
-import { compileListenFilter } from '../../src/realtime/listen-filter.ts';
+import { compileListenFilter, FilterTooCostly } from '../../src/realtime/listen-filter.ts';
 import type { StoredDocument } from '../../src/store/index.ts';
 
 const scope = { projectId: 'p', dataset: 'production' };
+const limits = { sliceMs: 10_000 };
 const doc = (fields: Record<string, unknown>): StoredDocument => ({
   _id: 'a',
   _type: 'post',
@@ -15,7 +16,7 @@ const doc = (fields: Record<string, unknown>): StoredDocument => ({
 
 async function refusal(query: string, params: Record<string, unknown> = {}): Promise<string> {
   try {
-    await compileListenFilter(query, params, scope);
+    await compileListenFilter(query, params, scope, limits);
   } catch (error) {
     if (error instanceof AppError && error.statusCode === 400) return error.message;
     throw error;
@@ -25,22 +26,22 @@ async function refusal(query: string, params: Record<string, unknown> = {}): Pro
 
 describe('listener filters', () => {
   it('judges one document: filters in a row, params with or without $, functions on the document', async () => {
-    const filter = await compileListenFilter('*[_type == $type][count(tags) > 1 && defined(slug.current)]', { $type: 'post' }, scope);
+    const filter = await compileListenFilter('*[_type == $type][count(tags) > 1 && defined(slug.current)]', { $type: 'post' }, scope, limits);
     expect(await filter.matches(doc({ tags: ['a', 'b'], slug: { current: 'x' } }))).toBe(true);
     expect(await filter.matches(doc({ tags: ['a'], slug: { current: 'x' } }))).toBe(false);
     expect(await filter.matches(doc({ _type: 'page', tags: ['a', 'b'], slug: { current: 'x' } }))).toBe(false);
-    expect(await (await compileListenFilter('*', {}, scope)).matches(doc({}))).toBe(true);
-    expect(await (await compileListenFilter('*[_id in path("drafts.**")]', {}, scope)).matches(doc({ _id: 'drafts.a' }))).toBe(true);
-    expect(await (await compileListenFilter('*[sanity::dataset() == "production"]', {}, scope)).matches(doc({}))).toBe(true);
+    expect(await (await compileListenFilter('*', {}, scope, limits)).matches(doc({}))).toBe(true);
+    expect(await (await compileListenFilter('*[_id in path("drafts.**")]', {}, scope, limits)).matches(doc({ _id: 'drafts.a' }))).toBe(true);
+    expect(await (await compileListenFilter('*[sanity::dataset() == "production"]', {}, scope, limits)).matches(doc({}))).toBe(true);
   });
 
   it('ignores projections and ordering, as Sanity does, and keys filters by query and params', async () => {
-    const filter = await compileListenFilter('*[_type == "post"]{title} | order(title desc)', {}, scope);
+    const filter = await compileListenFilter('*[_type == "post"]{title} | order(title desc)', {}, scope, limits);
     expect(await filter.matches(doc({}))).toBe(true);
-    const a = await compileListenFilter('*[_type == $t]', { t: 'a' }, scope);
-    const b = await compileListenFilter('*[_type == $t]', { t: 'b' }, scope);
+    const a = await compileListenFilter('*[_type == $t]', { t: 'a' }, scope, limits);
+    const b = await compileListenFilter('*[_type == $t]', { t: 'b' }, scope, limits);
     expect(a.key).not.toBe(b.key);
-    expect((await compileListenFilter('*[_type == $t]', { $t: 'a' }, scope)).key).toBe(a.key);
+    expect((await compileListenFilter('*[_type == $t]', { $t: 'a' }, scope, limits)).key).toBe(a.key);
   });
 
   it('refuses what is not a filter of documents, or needs other documents, with a reason', async () => {
@@ -54,5 +55,22 @@ describe('listener filters', () => {
     expect(await refusal('*[_type == ')).toMatch(/syntax error at line 1, column \d+ \(position \d+\)/);
     expect(await refusal('*[_type == $missing]')).toMatch(/\$missing/);
     expect(await refusal('*'.padEnd(300_000, ' '))).toMatch(/longer than/);
+  });
+
+  // Each of these computes for longer than its slice on one large document: string functions and `match` charge
+  // the text they read, so the budget looks at the clock while they run and stops the filter.
+  const body = 'ab '.repeat(100_000);
+  const costly = {
+    'string functions': `*[count([${Array.from({ length: 300 }, () => 'string::split(body, "")[1]').join(', ')}]) > 0]`,
+    match: `*[${Array.from({ length: 400 }, (_, i) => `body match "zz${i}"`).join(' || ')} || true]`,
+    arrays: `*[${Array.from({ length: 300 }, () => 'count(array::unique(string::split(body, ""))) > 0').join(' && ')}]`,
+  };
+
+  it.each(Object.entries(costly))('stops a filter whose %s compute for longer than its slice on one document', async (_name, query) => {
+    const filter = await compileListenFilter(query, {}, scope, { sliceMs: 20 });
+    await expect(filter.matches(doc({ body }))).rejects.toThrow(FilterTooCostly);
+    // Given the time, the same filter judges a document as usual.
+    const patient = await compileListenFilter(query, {}, scope, limits);
+    expect(await patient.matches(doc({ body: 'ab ab' }))).toBe(true);
   });
 });

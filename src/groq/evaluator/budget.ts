@@ -11,3 +11,14 @@ export interface EvaluationBudget {
 }
 
 export const UNLIMITED: EvaluationBudget = Object.freeze({ beginRun() {}, charge() {} });
+
+/**
+ * Characters of a string read as one unit of work: reading text costs far less per character than
+ * walking an element, so long texts count and short ones add little.
+ */
+const CHARACTERS_PER_UNIT = 16;
+
+/** The units of work of reading `text`. */
+export function textUnits(text: string): number {
+  return Math.ceil(text.length / CHARACTERS_PER_UNIT);
+}

@@ -2,6 +2,7 @@
 // access, dereference, object and array construction, function calls and select().
 import type { ExprNode, FuncCallNode, ObjectAttribute } from '../ast.ts';
 import { findFunction } from '../functions/registry.ts';
+import { textUnits } from './budget.ts';
 import { compileNode, nestedContext, type CompilerTable, type Context } from './compile.ts';
 import { documentById, documentsOf } from './documents.ts';
 import type { Executor, Scope } from './scope.ts';
@@ -130,8 +131,8 @@ export function compileCall(node: FuncCallNode, args: readonly Executor[], c: Co
   const fn = findFunction(node.namespace, node.name);
   if (!fn) throw new Error(`BUG: the parser let through unknown function ${node.namespace}::${node.name}`);
   if (fn.returnsNonJson) c.query.nonJson = true;
-  // A function walks the arrays it is given: their elements are charged to the budget.
-  return fn.compile(args.map(chargingArrays), {
+  // A function walks the arrays and strings it is given: their elements (and text, by textUnits) are charged to the budget.
+  return fn.compile(args.map(chargingInputs), {
     node,
     loops: c.loops,
     compileNested: (expr: ExprNode) => compileNode(expr, nestedContext(c, false)),
@@ -139,10 +140,11 @@ export function compileCall(node: FuncCallNode, args: readonly Executor[], c: Co
   });
 }
 
-function chargingArrays(exec: Executor): Executor {
+function chargingInputs(exec: Executor): Executor {
   return (scope) => {
     const value = exec(scope);
     if (Array.isArray(value)) scope.run.budget.charge(value.length);
+    else if (typeof value === 'string') scope.run.budget.charge(textUnits(value));
     return value;
   };
 }

@@ -30,7 +30,8 @@ or, for browsers, the query parameter \`access_token\`. Listening needs what que
 API token of the project and dataset). The filter is judged on each document before and after each committed
 change; every match gives one event, in commit order. Listeners see drafts and published documents alike, as queries do.
 One user, token or address holds at most \`LISTENERS_PER_CALLER\` listeners open at once on an instance (default 200):
-one more is refused with 429.
+one more is refused with 429. A filter that computes for longer than \`QUERY_SLICE_MS\` on one changed document closes its
+listeners with a 400 error message saying so.
 
 **WebSocket** messages are JSON. Send \`{"type": "subscribe", "query": "*[_type == 'post']", "params": {},
 "includeResult": true}\` (also \`includePreviousRevision\`, \`includeMutations\`, \`effectFormat: "mendoza"\`; a new
