@@ -1,6 +1,6 @@
 import { AppError, badRequest } from '../errors.ts';
 import { createMemorySource, evaluate, GroqParameterError, GroqSyntaxError, parse, prepare, type ExprNode, type PreparedQuery } from '../groq/index.ts';
-import { mainThreadHeapGuard, MoveToWorker, QueryBudget } from '../content/query/query-budget.ts';
+import { MoveToWorker, QueryBudget } from '../content/query/query-budget.ts';
 import type { StoredDocument } from '../store/index.ts';
 
 /** The longest listener query accepted (the same bound as POST /data/query). */
@@ -21,10 +21,9 @@ export interface FilterLimits {
 }
 
 /**
- * A filter computed for longer than it may on one document (or filled the server's heap past
- * what a main-thread query may hold). Changes are judged on the server's main thread, for every
- * listener, so such a filter would delay every request at every change: its listeners are closed
- * with this message instead.
+ * A filter computed for longer than it may on one document. Changes are judged on the server's
+ * main thread, for every listener, so such a filter would delay every request at every change:
+ * its listeners are closed with this message instead.
  */
 export class FilterTooCostly extends Error {
   constructor(sliceMs: number) {
@@ -67,7 +66,8 @@ export async function compileListenFilter(query: string, rawParams: Record<strin
   return {
     key: `${query}\u0000${JSON.stringify(params)}`,
     async matches(document) {
-      const budget = new QueryBudget({ timeoutMs: limits.sliceMs, sliceMs: limits.sliceMs, heapGuardBytes: mainThreadHeapGuard() });
+      // Time alone: a heap filled by other work (an import) must not close listeners that cost little.
+      const budget = new QueryBudget({ timeoutMs: limits.sliceMs, sliceMs: limits.sliceMs });
       try {
         const result = await evaluate(filter, { source: createMemorySource([document]), params, project: scope, budget });
         return Array.isArray(result) && result.length > 0;
