@@ -69,6 +69,8 @@ export class ImportService {
       now: this.now().toISOString(),
     };
     await this.store.transaction(async (tx) => {
+      // Writers of the dataset's documents wait while the import runs (docs/decisions.md, Export and import).
+      await tx.documents.lockDataset(project.id, dataset);
       let batch: Parsed[] = [];
       // One batch is written while the next is read and parsed (on PostgreSQL the database works
       // while this process parses); never more than one write is in flight.

@@ -8,6 +8,7 @@ import { testEngine } from '../helpers/engine.ts';
 import { prototypeSnapshot } from './invariants.ts';
 import { deepNesting, hostileKey, hostileString, malformedJson } from './hostile-arbitraries.ts';
 import { jsonForSchema, stringForSchema, type RouteSchema } from './schema-arbitraries.ts';
+import { scaledRuns } from './fuzz-scale.ts';
 
 // Generated requests to every operation the OpenAPI document lists, built from the operation's
 // own schemas (as a schema-driven API fuzzer does): path parameters that name the test's data or
@@ -17,7 +18,7 @@ import { jsonForSchema, stringForSchema, type RouteSchema } from './schema-arbit
 // stall) with a status below 500, and every 4xx with the standard error body; afterwards the
 // prototypes are unchanged, and a fresh login and a write still work. The other adversarial tests
 // aim deeper at the data routes; this one reaches every route.
-const RUNS = Number(process.env.ER_RUNS ?? 2000);
+const RUNS = scaledRuns(2000);
 /** An answer that has not begun within this long counts as a stalled request. */
 const ANSWER_WITHIN_MS = 20_000;
 

@@ -6,6 +6,7 @@ import { dataClient, ok } from '../helpers/content.ts';
 import { testEngine } from '../helpers/engine.ts';
 import { listenUrl, openListenSocket } from '../helpers/listen.ts';
 import { prototypeSnapshot } from './invariants.ts';
+import { scaledRuns } from './fuzz-scale.ts';
 import { deepNesting, documentId, hostileDocument, hostileJson, plainJson, hostileKey, hostileNumber, hostilePath, hostileString, malformedJson, type JsonText } from './hostile-arbitraries.ts';
 
 // Generated hostile requests through every mutation kind and patch operation, every action type,
@@ -13,7 +14,7 @@ import { deepNesting, documentId, hostileDocument, hostileJson, plainJson, hosti
 // request: no 5xx, the standard error body on every 4xx; after every batch: Object.prototype and
 // the other built-in prototypes unchanged, a fresh login and a fresh write still work. The server
 // runs in this process, so a crash would end the test run.
-const RUNS = { mutations: 150, actions: 120, queries: 120, history: 60, imports: 30, listeners: 40, messages: 40 };
+const RUNS = { mutations: scaledRuns(150), actions: scaledRuns(120), queries: scaledRuns(120), history: scaledRuns(60), imports: scaledRuns(30), listeners: scaledRuns(40), messages: scaledRuns(40) };
 
 describe(`hostile inputs (${testEngine})`, () => {
   const app = useTestApp();

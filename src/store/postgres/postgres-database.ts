@@ -4,6 +4,7 @@ import { positionalStatement, type PositionalStatement } from './placeholders.ts
 import { WriteQueue } from './write-queue.ts';
 import { postgresPlannerStatistics } from './postgres-statistics.ts';
 import { AppError } from '../../errors.ts';
+import { asWriteConflict } from './write-conflicts.ts';
 
 const TIMESTAMPTZ_OID = 1184;
 const INT8_OID = 20;
@@ -81,10 +82,13 @@ function executor(lend: Lend): SqlExecutor {
     // Writes are few texts run again and again: each is parsed and planned once per connection.
     run: async (sql: Statement, params: readonly unknown[] = []) => (await lend((client) => run(client, sql, params, WRITE))).rowCount ?? 0,
     write: async (sql: Statement, params: readonly unknown[] = []) => void (await lend((client) => run(client, sql, params, WRITE))),
+    // One round trip for all the keys (an import takes hundreds): PostgreSQL evaluates a select
+    // list from left to right, so the locks are taken in the sorted order listed.
     lock: async (keys: readonly string[]) => {
-      for (const key of [...new Set(keys)].sort()) {
-        await lend((client) => run(client, 'SELECT pg_advisory_xact_lock(hashtextextended(?, 0))', [key]));
-      }
+      const sorted = [...new Set(keys)].sort();
+      if (sorted.length === 0) return;
+      const list = sorted.map((_key, i) => `pg_advisory_xact_lock(hashtextextended(?, 0)) AS l${i}`).join(', ');
+      await lend((client) => run(client, `SELECT ${list}`, sorted));
     },
     claimClause: ' FOR UPDATE SKIP LOCKED',
     lockClause: ' FOR UPDATE',
@@ -217,7 +221,7 @@ export function openPostgresDatabase(url: string, options: PostgresOptions = {})
         return result;
       } catch (error) {
         await client.query('ROLLBACK').catch(() => undefined);
-        throw error;
+        throw asWriteConflict(error);
       } finally {
         client.release();
       }

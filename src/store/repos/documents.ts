@@ -27,9 +27,24 @@ export class DocumentRepository {
     this.inTransaction = inTransaction;
   }
 
-  /** Serializes transactions that touch the same documents (no-op on SQLite). */
+  /**
+   * Serializes transactions that touch the same documents (no-op on SQLite, whose writers are
+   * serialized already). A lock covers a bucket of documents (DOCUMENT_LOCK_BUCKETS per dataset),
+   * so that an import can hold all of its dataset's (lockDataset) however many documents it writes;
+   * two writers of different documents wait for each other only when their buckets meet.
+   */
   async lock(projectId: string, dataset: string, baseIds: readonly string[]): Promise<void> {
-    await this.db.lock(baseIds.map((id) => `doc:${projectId}:${dataset}:${id}`));
+    await this.db.lock(baseIds.map((id) => documentLockKey(projectId, dataset, bucketOf(id))));
+  }
+
+  /**
+   * Holds every document of the dataset to this transaction until it ends: writers of its
+   * documents (lock) wait, and it waits for those under way. For an import, which may write
+   * millions of documents (a lock for each would not fit in PostgreSQL's lock table) and must not
+   * read documents and their index rows that a concurrent writer then changes under it.
+   */
+  async lockDataset(projectId: string, dataset: string): Promise<void> {
+    await this.db.lock(Array.from({ length: DOCUMENT_LOCK_BUCKETS }, (_, bucket) => documentLockKey(projectId, dataset, bucket)));
   }
 
   async get(projectId: string, dataset: string, id: string): Promise<StoredDocument | undefined> {
@@ -175,4 +190,18 @@ export class DocumentRepository {
   async *scan(projectId: string, dataset: string, pageSize = 1000): AsyncGenerator<StoredDocument> {
     for await (const text of this.scanText(projectId, dataset, {}, pageSize)) yield JSON.parse(text) as StoredDocument;
   }
+}
+
+/** Locks per dataset: an import holds them all, and a write the ones of its documents. */
+const DOCUMENT_LOCK_BUCKETS = 1024;
+
+function documentLockKey(projectId: string, dataset: string, bucket: number): string {
+  return `docs:${projectId}:${dataset}:${bucket}`;
+}
+
+/** A document id's bucket: FNV-1a over its UTF-16 code units, the same in every process. */
+function bucketOf(id: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) hash = Math.imul(hash ^ id.charCodeAt(i), 0x01000193);
+  return (hash >>> 0) % DOCUMENT_LOCK_BUCKETS;
 }
