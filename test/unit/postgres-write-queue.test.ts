@@ -111,7 +111,8 @@ describe('PostgreSQL: held writes', () => {
       await insert(tx, 'b', 2);
       await insert(tx, 'c', 9);
     });
-    await expect(failed).rejects.toMatchObject({ code: '23505' });
+    // A key another transaction took first: a race lost, answered 409, with PostgreSQL's error as its cause.
+    await expect(failed).rejects.toMatchObject({ code: 'CONFLICT', statusCode: 409, cause: { code: '23505' } });
     expect([await keys('a'), await keys('b'), await keys('c')]).toEqual([[], [], [9]]);
   });
 
