@@ -1,6 +1,6 @@
-import { AppError, badRequest } from '../errors.ts';
+import { badRequest } from '../errors.ts';
 import { createMemorySource, evaluate, GroqParameterError, GroqSyntaxError, parse, prepare, type ExprNode, type PreparedQuery } from '../groq/index.ts';
-import { MoveToWorker, QueryBudget } from '../content/query/query-budget.ts';
+import { isBudgetStop, QueryBudget } from '../content/query/query-budget.ts';
 import type { StoredDocument } from '../store/index.ts';
 
 /** The longest listener query accepted (the same bound as POST /data/query). */
@@ -72,8 +72,8 @@ export async function compileListenFilter(query: string, rawParams: Record<strin
         const result = await evaluate(filter, { source: createMemorySource([document]), params, project: scope, budget });
         return Array.isArray(result) && result.length > 0;
       } catch (error) {
-        // The budget stops a run past its slice (MoveToWorker) or its deadline (a 408): both are the slice here.
-        if (error instanceof MoveToWorker || (error instanceof AppError && error.code === 'QUERY_TIMEOUT')) throw new FilterTooCostly(limits.sliceMs);
+        // Its slice and its deadline are both the filter's slice here.
+        if (isBudgetStop(error)) throw new FilterTooCostly(limits.sliceMs);
         return false; // GROQ has no run-time errors on data; a failing function just does not match
       }
     },

@@ -21,6 +21,11 @@ export function queryTimeout(timeoutMs: number): AppError {
   return new AppError('QUERY_TIMEOUT', `The query did not finish within ${timeoutMs} ms (QUERY_TIMEOUT_MS); narrow it with a filter or a slice`);
 }
 
+/** Whether `error` is a budget stopping a run: past its slice (MoveToWorker) or past its deadline (408). */
+export function isBudgetStop(error: unknown): boolean {
+  return error instanceof MoveToWorker || (error instanceof AppError && error.code === 'QUERY_TIMEOUT');
+}
+
 /** On the main thread, a query moves to a worker once the heap holds more than this share of its limit. */
 const MAIN_THREAD_HEAP_SHARE = 0.5;
 

@@ -2,16 +2,16 @@ import pg from 'pg';
 import { AppError } from '../../errors.ts';
 
 /**
- * PostgreSQL's errors for a transaction that lost a race with another writer: a key another
- * transaction took first (unique_violation: the next revision number of a document), a
- * serialization failure, a deadlock. Imports write without locking the documents they touch (an
- * import may touch millions: a lock per document would not fit in the lock table), so an import
- * and a write to the same documents at the same time can meet these, on either side. The
- * transaction is rolled back whole; the request is answered 409, to be sent again.
+ * PostgreSQL's errors for a transaction that lost a race with another: a key another transaction
+ * took first (unique_violation), a serialization failure, a deadlock. Writers of documents lock
+ * them and imports hold their dataset (repos/documents.ts), so these are left to what the locks
+ * do not cover: two transactions that each lock twice in opposite orders, rows other than
+ * documents created at the same time. The transaction is rolled back whole; the request is
+ * answered 409, to be sent again.
  */
 const CONFLICT_CODES = new Set(['23505', '40001', '40P01']);
 
 export function asWriteConflict(error: unknown): unknown {
   if (!(error instanceof pg.DatabaseError) || !CONFLICT_CODES.has(error.code ?? '')) return error;
-  return new AppError('CONFLICT', 'Another request wrote the same documents at the same time, so nothing was written: send the request again', {}, error);
+  return new AppError('CONFLICT', 'Another request wrote the same data at the same time, so nothing was written: send the request again', {}, error);
 }
