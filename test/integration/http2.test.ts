@@ -172,6 +172,43 @@ describe(`HTTPS with HTTP/2 (${testEngine})`, () => {
     expect(response.body.result).toBe(60);
   });
 
+  it('gives a listener slot back when an event stream over HTTP/2 closes (LISTENERS_PER_CALLER)', async () => {
+    const settings = app.services.realtime.settings;
+    const before = settings.listenersPerCaller;
+    settings.listenersPerCaller = 2;
+    const client = await connect();
+    const path = `/api/v1/data/listen/production?query=${encodeURIComponent('*[_type == "slot"]')}`;
+    const headers = { authorization: `Bearer ${admin}`, 'x-project': 'h2', accept: 'text/event-stream' };
+    /** Opens a stream; resolves with its status once the headers come, and its text so far. */
+    const open = async () => {
+      const stream = client.open('GET', path, headers);
+      const seen = { text: '' };
+      stream.setEncoding('utf8');
+      stream.on('data', (chunk: string) => (seen.text += chunk));
+      const status = await new Promise<number>((resolve) => stream.once('response', (response) => resolve(Number(response[':status']))));
+      return { stream, status, seen };
+    };
+    try {
+      const first = await open();
+      const second = await open();
+      expect([first.status, second.status]).toEqual([200, 200]);
+      const refused = await open();
+      expect(refused.status).toBe(429);
+      await until(() => refused.seen.text.includes('LISTENERS_PER_CALLER'));
+      first.stream.close();
+      // The server sees the stream close and gives its slot back.
+      let again = await open();
+      for (const deadline = Date.now() + 15_000; again.status === 429 && Date.now() < deadline; again = await open()) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      expect(again.status).toBe(200);
+      second.stream.close();
+      again.stream.close();
+    } finally {
+      settings.listenersPerCaller = before;
+    }
+  });
+
   it('on close, tells open listeners to reconnect and ends their streams', async () => {
     const client = await connect();
     const stream = client.open('GET', `/api/v1/data/listen/production?query=${encodeURIComponent('*')}`, { authorization: `Bearer ${admin}`, 'x-project': 'h2' });
