@@ -22,6 +22,7 @@ import { HistoryService } from './content/history-service.ts';
 import { DocumentReader } from './content/document-reader.ts';
 import { QueryService } from './content/query/query-service.ts';
 import { QueryWorkers } from './content/query/query-workers.ts';
+import { largestQueryText } from './content/query/query-budget.ts';
 import { Scheduler } from './content/scheduler.ts';
 import { AssetService } from './assets/asset-service.ts';
 import { openBlobStore } from './assets/open-blob-store.ts';
@@ -113,7 +114,7 @@ export async function createServices(config: Config, options: ServiceOptions = {
       store,
       openChangeSignal(config.databaseUrl, { schema: options.schema, onError: (error) => log.warn({ err: error }, 'change signal connection lost; reconnecting') }),
       log.child({ worker: 'realtime' }),
-      { listenersPerCaller: config.listenersPerCaller, filterSliceMs: config.queries.sliceMs },
+      { listenersPerCaller: config.listenersPerCaller, filterLimits: { sliceMs: config.queries.sliceMs, maxTextChars: largestQueryText(config.queries.memoryLimitMb) } },
     ),
     presence: new PresenceService({
       auth,

@@ -23,7 +23,7 @@ export type { Constraint, FieldPath, NumberSummary, ReadPath, ScanAnswer, ScanRe
 export { outermostPaths, placeAtPath } from './planner/read-paths.ts';
 export { requestKey } from './planner/request-key.ts';
 export type { QueryOutput } from './evaluator/run-query.ts';
-export type { EvaluationBudget } from './evaluator/budget.ts';
+export { textUnits, type EvaluationBudget } from './evaluator/budget.ts';
 export { readPath } from './planner/constraints.ts';
 export { matchLiterals } from './evaluator/match.ts';
 

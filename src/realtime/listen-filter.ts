@@ -1,6 +1,6 @@
 import { badRequest } from '../errors.ts';
 import { createMemorySource, evaluate, GroqParameterError, GroqSyntaxError, parse, prepare, type ExprNode, type PreparedQuery } from '../groq/index.ts';
-import { isBudgetStop, QueryBudget } from '../content/query/query-budget.ts';
+import { budgetStop, QueryBudget } from '../content/query/query-budget.ts';
 import type { StoredDocument } from '../store/index.ts';
 
 /** The longest listener query accepted (the same bound as POST /data/query). */
@@ -18,16 +18,18 @@ export interface ListenFilter {
 export interface FilterLimits {
   /** How long the filter may compute on one document (QUERY_SLICE_MS: what a query may compute at once on the main thread). */
   readonly sliceMs: number;
+  /** The longest string it may build (largestQueryText). */
+  readonly maxTextChars: number;
 }
 
 /**
- * A filter computed for longer than it may on one document. Changes are judged on the server's
- * main thread, for every listener, so such a filter would delay every request at every change:
- * its listeners are closed with this message instead.
+ * A filter cost more than it may on one document: it computed for too long, or built too long a
+ * string. Changes are judged on the server's main thread, for every listener, so such a filter
+ * would delay every request at every change: its listeners are closed with this message instead.
  */
 export class FilterTooCostly extends Error {
-  constructor(sliceMs: number) {
-    super(`The listener's filter computed for more than ${sliceMs} ms on one document (QUERY_SLICE_MS), so the listener was closed: narrow the filter`);
+  constructor(what: string) {
+    super(`The listener's filter ${what} on one document, so the listener was closed: narrow the filter`);
     this.name = 'FilterTooCostly';
   }
 }
@@ -67,13 +69,15 @@ export async function compileListenFilter(query: string, rawParams: Record<strin
     key: `${query}\u0000${JSON.stringify(params)}`,
     async matches(document) {
       // Time alone: a heap filled by other work (an import) must not close listeners that cost little.
-      const budget = new QueryBudget({ timeoutMs: limits.sliceMs, sliceMs: limits.sliceMs });
+      const budget = new QueryBudget({ timeoutMs: limits.sliceMs, sliceMs: limits.sliceMs, maxTextChars: limits.maxTextChars });
       try {
         const result = await evaluate(filter, { source: createMemorySource([document]), params, project: scope, budget });
         return Array.isArray(result) && result.length > 0;
       } catch (error) {
         // Its slice and its deadline are both the filter's slice here.
-        if (isBudgetStop(error)) throw new FilterTooCostly(limits.sliceMs);
+        const stop = budgetStop(error);
+        if (stop === 'time') throw new FilterTooCostly(`computed for more than ${limits.sliceMs} ms (QUERY_SLICE_MS)`);
+        if (stop === 'text') throw new FilterTooCostly(`built a string longer than ${limits.maxTextChars} characters`);
         return false; // GROQ has no run-time errors on data; a failing function just does not match
       }
     },

@@ -6,7 +6,8 @@ import { requireProjectRole } from '../access/access-control.ts';
 import { AppError } from '../errors.ts';
 import { ChangeFeed } from './change-feed.ts';
 import { DocumentStates } from './document-states.ts';
-import { compileListenFilter, type ListenFilter } from './listen-filter.ts';
+import { compileListenFilter, type FilterLimits, type ListenFilter } from './listen-filter.ts';
+import { largestQueryText } from '../content/query/query-budget.ts';
 import { ListenerRegistry, type Listener } from './listener-registry.ts';
 import { ListenerSlots } from './listener-slots.ts';
 
@@ -21,8 +22,8 @@ export interface RealtimeSettings {
   pollIntervalMs: number;
   /** Listen connections one caller (user, token or address) may hold open at once on this instance. */
   listenersPerCaller: number;
-  /** How long a listener's filter may compute on one document before its listeners are closed (QUERY_SLICE_MS). */
-  filterSliceMs: number;
+  /** What a listener's filter may cost on one document before its listeners are closed. */
+  filterLimits: FilterLimits;
 }
 
 export const DEFAULT_REALTIME_SETTINGS: Readonly<RealtimeSettings> = {
@@ -32,7 +33,7 @@ export const DEFAULT_REALTIME_SETTINGS: Readonly<RealtimeSettings> = {
   recheckMs: 60_000,
   pollIntervalMs: 1_000,
   listenersPerCaller: 200,
-  filterSliceMs: 100,
+  filterLimits: { sliceMs: 100, maxTextChars: largestQueryText(256) },
 };
 
 /** How a connection's access is checked again while it is open. */
@@ -113,7 +114,7 @@ export class RealtimeService {
   }
 
   compileFilter(query: string, params: Record<string, unknown>, project: ProjectRecord, dataset: string): Promise<ListenFilter> {
-    return compileListenFilter(query, params, { projectId: project.id, dataset }, { sliceMs: this.settings.filterSliceMs });
+    return compileListenFilter(query, params, { projectId: project.id, dataset }, this.settings.filterLimits);
   }
 
   /**

@@ -1,8 +1,10 @@
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { expectErrorBody, startTestApp, type ApiResponse, type TestApp } from '../helpers/test-app.ts';
 import { createApiToken, createProject } from '../helpers/fixtures.ts';
 import { dataClient, ok } from '../helpers/content.ts';
 import { testEngine } from '../helpers/engine.ts';
+import { scaledRuns } from './fuzz-scale.ts';
 
 // Every query has a time and a memory budget, and a heavy one moves off the main thread, so it
 // neither takes the process's memory nor delays other requests (docs/decisions.md).
@@ -38,6 +40,95 @@ describe(`the memory budget of a query (${testEngine})`, () => {
     // The values were built in a worker thread with its own heap limit, not in the server's heap.
     expect(process.memoryUsage().rss - before).toBeLessThan(512 * 1024 * 1024);
     expect(ok(await data.query('count(*)')).result).toBe(DOCUMENTS);
+  });
+});
+
+describe(`the strings a query builds (${testEngine})`, () => {
+  // QUERY_MEMORY_LIMIT_MB=32: no string longer than 8,388,608 characters. One write can hold 16 MB.
+  const BODY = 100_000;
+  const JOINED = 'array::join(string::split(body, ""), body)';
+  let onMain: TestApp;
+  let inWorker: TestApp;
+  const clients = new Map<TestApp, ReturnType<typeof dataClient>>();
+
+  beforeAll(async () => {
+    onMain = await startTestApp({ QUERY_MEMORY_LIMIT_MB: '32' });
+    // Room for one document on the main thread: the queries below read two, so they run in a worker.
+    inWorker = await startTestApp({ QUERY_MEMORY_LIMIT_MB: '32', QUERY_MAIN_THREAD_DOCUMENTS: '1' });
+    for (const app of [onMain, inWorker]) {
+      const admin = await app.login();
+      const project = await createProject(app, admin);
+      const writer = dataClient(app, admin, project.slug);
+      ok(await writer.mutate([{ create: { _id: 'big', _type: 'big', body: 'x'.repeat(BODY) } }, { create: { _id: 'other', _type: 'big', body: 'y' } }]));
+      clients.set(app, writer);
+    }
+  });
+  afterAll(async () => {
+    await onMain.close();
+    await inWorker.close();
+  });
+
+  const where = () => [
+    ['on the main thread', clients.get(onMain)!],
+    ['in a worker', clients.get(inWorker)!],
+  ] as const;
+
+  it('refuses with 422 a join that would write its separator between every two of many items', async () => {
+    // 100,000 items joined by 100,000 characters: ten billion, beyond what V8 can hold (this was a 500).
+    for (const [place, data] of where()) {
+      const body = expectErrorBody(await data.query(`*[_type == "big"] | order(_id) {"joined": ${JOINED}}`), 422);
+      expect(body.message, place).toMatch(/builds a string of 10000000000 characters, longer than the 8388608/);
+    }
+  });
+
+  it('refuses with 422 such a join written in the query itself, which is not worked out while the query is prepared', async () => {
+    const query = `array::join(string::split("${'a'.repeat(3000)}", ""), "${'b'.repeat(3000)}")`;
+    expect(expectErrorBody(await clients.get(onMain)!.query(query), 422).message).toMatch(/builds a string of 9000000 characters/);
+  });
+
+  it('refuses with 422 a sum of strings longer than a query may build, and answers the same sums within it', async () => {
+    const sum = (terms: number) => `*[_type == "big"] | order(_id) {"n": length(${Array.from({ length: terms }, () => 'body').join(' + ')})}`;
+    for (const [place, data] of where()) {
+      expect(expectErrorBody(await data.query(sum(84)), 422).message, place).toMatch(/builds a string of 8400000 characters/);
+      expect(ok(await data.query(sum(83))).result, place).toEqual([{ n: 8_300_000 }, { n: 83 }]);
+      expect(ok(await data.query(`*[_type == "big"] | order(_id) {"joined": array::join(string::split(body, "")[0...3], "-")}`)).result, place).toEqual([
+        { joined: 'x-x-x' },
+        { joined: 'y' },
+      ]);
+    }
+  });
+  // Text made of text: functions and operators that build strings, nested, over the 100,000
+  // characters of `body`. Whatever they build, the answer is a result or a 4xx, on either thread.
+  const text: fc.Arbitrary<string> = fc.letrec<{ text: string; list: string }>((tie) => ({
+    text: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      fc.constantFrom('body', 'body', '_id', '"-"', 'string(count(string::split(body, "")))'),
+      fc.tuple(tie('list'), tie('text')).map(([list, separator]) => `array::join(${list}, ${separator})`),
+      fc.tuple(tie('text'), tie('text')).map(([a, b]) => `(${a} + ${b})`),
+      fc.tuple(fc.constantFrom('upper', 'lower', 'pt::text'), tie('text')).map(([fn, a]) => `${fn}(${a})`),
+      fc.tuple(tie('list'), fc.nat(5)).map(([list, i]) => `${list}[${i}]`),
+    ),
+    list: fc.oneof(
+      { depthSize: 'small', withCrossShrink: true },
+      fc.tuple(tie('text'), fc.constantFrom('""', '"x"', '"-"')).map(([a, separator]) => `string::split(${a}, ${separator})`),
+      fc.tuple(tie('text'), tie('text')).map(([a, separator]) => `string::split(${a}, ${separator})`),
+      fc.array(tie('text'), { maxLength: 3 }).map((items) => `[${items.join(', ')}]`),
+      fc.tuple(tie('list'), tie('list')).map(([a, b]) => `(${a} + ${b})`),
+      tie('list').map((list) => `array::unique(${list})`),
+    ),
+  })).text;
+
+  it('answers every generated query that builds text with a result or a 4xx, on either thread', async () => {
+    await fc.assert(
+      fc.asyncProperty(text, fc.boolean(), async (expression, worker) => {
+        const data = clients.get(worker ? inWorker : onMain)!;
+        const response = await data.query(`*[_type == "big"] | order(_id) {"n": length(${expression})}`);
+        expect(response.status, `${expression} -> ${JSON.stringify(response.body).slice(0, 300)}`).toBeLessThan(500);
+        if (response.status >= 400) expectErrorBody(response, response.status);
+      }),
+      { numRuns: scaledRuns(80) },
+    );
+    for (const app of [onMain, inWorker]) expect(ok(await clients.get(app)!.query('count(*)')).result).toBe(2);
   });
 });
 

@@ -4,7 +4,7 @@ import { compileListenFilter, FilterTooCostly } from '../../src/realtime/listen-
 import type { StoredDocument } from '../../src/store/index.ts';
 
 const scope = { projectId: 'p', dataset: 'production' };
-const limits = { sliceMs: 10_000 };
+const limits = { sliceMs: 10_000, maxTextChars: 1_000_000 };
 const doc = (fields: Record<string, unknown>): StoredDocument => ({
   _id: 'a',
   _type: 'post',
@@ -67,10 +67,17 @@ describe('listener filters', () => {
   };
 
   it.each(Object.entries(costly))('stops a filter whose %s compute for longer than its slice on one document', async (_name, query) => {
-    const filter = await compileListenFilter(query, {}, scope, { sliceMs: 20 });
+    const filter = await compileListenFilter(query, {}, scope, { ...limits, sliceMs: 20 });
     await expect(filter.matches(doc({ body }))).rejects.toThrow(FilterTooCostly);
     // Given the time, the same filter judges a document as usual.
     const patient = await compileListenFilter(query, {}, scope, limits);
     expect(await patient.matches(doc({ body: 'ab ab' }))).toBe(true);
+  });
+
+  it('stops a filter that would build a string longer than it may, however quickly', async () => {
+    const filter = await compileListenFilter('*[length(array::join(string::split(body, ""), body)) > 0]', {}, scope, limits);
+    // 1,001 characters joined by 1,001: 1,002,001, over the limit; 100 by 100 is within it.
+    await expect(filter.matches(doc({ body: 'x'.repeat(1001) }))).rejects.toThrow(/built a string longer than 1000000 characters/);
+    expect(await filter.matches(doc({ body: 'x'.repeat(100) }))).toBe(true);
   });
 });

@@ -1,6 +1,19 @@
 import { getHeapStatistics } from 'node:v8';
 import { AppError } from '../../errors.ts';
-import type { EvaluationBudget } from '../../groq/index.ts';
+import { textUnits, type EvaluationBudget } from '../../groq/index.ts';
+
+/**
+ * The longest text a query may build or answer with, in characters: a quarter of the memory a query
+ * may use (QUERY_MEMORY_LIMIT_MB), as a character can take two bytes and text is copied on its way out.
+ */
+export function largestQueryText(memoryLimitMb: number): number {
+  return Math.floor((memoryLimitMb * 1024 * 1024) / 4);
+}
+
+/** Whether `error` is V8 refusing a string or array beyond its own limits: what a query asked for cannot be built. */
+export function beyondEngineLimits(error: unknown): boolean {
+  return error instanceof RangeError && /length|size|allocation/i.test(error.message);
+}
 
 /** Units of work between two looks at the clock. */
 const CHECK_EVERY = 512;
@@ -21,9 +34,15 @@ export function queryTimeout(timeoutMs: number): AppError {
   return new AppError('QUERY_TIMEOUT', `The query did not finish within ${timeoutMs} ms (QUERY_TIMEOUT_MS); narrow it with a filter or a slice`);
 }
 
-/** Whether `error` is a budget stopping a run: past its slice (MoveToWorker) or past its deadline (408). */
-export function isBudgetStop(error: unknown): boolean {
-  return error instanceof MoveToWorker || (error instanceof AppError && error.code === 'QUERY_TIMEOUT');
+/**
+ * Why a budget stopped a run, if `error` is one stopping it: past its slice (MoveToWorker) or its
+ * deadline (408) is 'time'; a string longer than it may build (422) is 'text'.
+ */
+export function budgetStop(error: unknown): 'time' | 'text' | undefined {
+  if (error instanceof MoveToWorker) return 'time';
+  if (!(error instanceof AppError)) return undefined;
+  if (error.code === 'QUERY_TIMEOUT') return 'time';
+  return error.code === 'QUERY_TOO_LARGE' ? 'text' : undefined;
 }
 
 /** On the main thread, a query moves to a worker once the heap holds more than this share of its limit. */
@@ -39,20 +58,22 @@ export function mainThreadHeapGuard(): number {
  * (performance.now() milliseconds), and each synchronous run of it may compute for `sliceMs` at
  * most, and the heap may hold `heapGuardBytes` at most (looked at every CHECK_EVERY units of
  * work), before it moves to a worker. In a worker neither applies: only the deadline counts, and
- * the worker's own heap limit.
+ * the worker's own heap limit. Anywhere, no string it builds may be longer than `maxTextChars` (422).
  */
 export class QueryBudget implements EvaluationBudget {
   private readonly deadline: number;
   private readonly sliceMs: number;
   private readonly timeoutMs: number;
   private readonly heapGuardBytes: number;
+  private readonly maxTextChars: number;
   private sliceEnd = Infinity;
   private units = 0;
   private nextCheck = CHECK_EVERY;
 
-  constructor(options: { timeoutMs: number; sliceMs: number; heapGuardBytes?: number; started?: number }) {
+  constructor(options: { timeoutMs: number; sliceMs: number; maxTextChars: number; heapGuardBytes?: number; started?: number }) {
     this.timeoutMs = options.timeoutMs;
     this.sliceMs = options.sliceMs;
+    this.maxTextChars = options.maxTextChars;
     this.heapGuardBytes = options.heapGuardBytes ?? Infinity;
     this.deadline = (options.started ?? performance.now()) + options.timeoutMs;
   }
@@ -73,6 +94,13 @@ export class QueryBudget implements EvaluationBudget {
     if (performance.now() <= this.sliceEnd) return;
     this.checkDeadline();
     throw new MoveToWorker(`it computed for more than ${this.sliceMs} ms at once`);
+  }
+
+  buildsText(length: number): void {
+    if (length > this.maxTextChars) {
+      throw new AppError('QUERY_TOO_LARGE', `The query builds a string of ${length} characters, longer than the ${this.maxTextChars} a query may build (a quarter of QUERY_MEMORY_LIMIT_MB); narrow it`);
+    }
+    this.charge(textUnits(length));
   }
 
   private checkHeap(): void {

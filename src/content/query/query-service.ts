@@ -7,7 +7,7 @@ import { GroqParameterError, GroqSyntaxError, QueryTrace, type PreparedQuery } f
 import { localizerFor } from '../localization.ts';
 import { explainQuery, type QueryPlan } from './query-plan.ts';
 import { PreparedQueries } from './prepared-queries.ts';
-import { mainThreadHeapGuard, MoveToWorker, QueryBudget } from './query-budget.ts';
+import { beyondEngineLimits, largestQueryText, mainThreadHeapGuard, MoveToWorker, QueryBudget } from './query-budget.ts';
 import { runQueryOn, type QueryJob } from './query-execution.ts';
 import type { QueryWorkers } from './query-workers.ts';
 import { RAW, type Perspective } from './perspectives.ts';
@@ -45,6 +45,7 @@ function queryError(error: unknown): AppError {
     return badRequest(`GROQ syntax error at line ${error.line}, column ${error.column} (position ${error.position}): ${error.detail}`);
   }
   if (error instanceof GroqParameterError) return badRequest(`The query uses $${error.parameter}, which is not in params`);
+  if (beyondEngineLimits(error)) return new AppError('QUERY_TOO_LARGE', 'The query is too large to answer: it asked for a value too large to build; narrow it with a filter, a projection or a slice');
   return internalError('The query could not be executed', error);
 }
 
@@ -77,7 +78,7 @@ export class QueryService {
     const params = Object.fromEntries(Object.entries(request.params ?? {}).map(([name, value]) => [name.replace(/^\$/, ''), value]));
     const started = performance.now();
     const ms = () => Math.round((performance.now() - started) * 1000) / 1000;
-    const budget = new QueryBudget({ timeoutMs: this.limits.timeoutMs, sliceMs: this.limits.sliceMs, heapGuardBytes: this.heapGuardBytes, started });
+    const budget = new QueryBudget({ timeoutMs: this.limits.timeoutMs, sliceMs: this.limits.sliceMs, maxTextChars: largestQueryText(this.limits.memoryLimitMb), heapGuardBytes: this.heapGuardBytes, started });
     const job: QueryJob = { projectId: project.id, dataset, params, perspective: request.perspective ?? RAW };
     let prepared: PreparedQuery;
     try {

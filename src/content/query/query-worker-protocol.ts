@@ -13,7 +13,7 @@ export interface QueryWorkerRequest {
   query: string;
   job: QueryJob;
   deadline: number;
-  /** A result whose JSON is longer than this is refused with 422. */
+  /** A result whose JSON is longer than this, or a string built longer, is refused with 422. */
   maxResultChars: number;
 }
 

@@ -5,7 +5,7 @@ import { workerData } from 'node:worker_threads';
 import { AppError } from '../../errors.ts';
 import { openStore } from '../../store/index.ts';
 import { PreparedQueries } from './prepared-queries.ts';
-import { QueryBudget } from './query-budget.ts';
+import { beyondEngineLimits, QueryBudget } from './query-budget.ts';
 import { runQueryOn, wholeValue } from './query-execution.ts';
 import type { QueryWorkerData, QueryWorkerReply, QueryWorkerRequest } from './query-worker-protocol.ts';
 
@@ -15,15 +15,14 @@ const prepared = new PreparedQueries(100);
 
 export default async function answer(request: QueryWorkerRequest): Promise<QueryWorkerReply> {
   try {
-    const budget = new QueryBudget({ timeoutMs: request.deadline - Date.now(), sliceMs: Infinity });
+    const budget = new QueryBudget({ timeoutMs: request.deadline - Date.now(), sliceMs: Infinity, maxTextChars: request.maxResultChars });
     const query = prepared.get(request.query, request.job.params);
     const json = JSON.stringify((await wholeValue(await runQueryOn(store, query, request.job, { budget }).output)) ?? null);
     if (json.length > request.maxResultChars) return tooLarge(`its result is larger than ${request.maxResultChars} characters of JSON`);
     return { ok: true, json };
   } catch (error) {
     if (error instanceof AppError) return { ok: false, code: error.code, message: error.message };
-    // V8 refuses a string or array beyond its own limits: the result cannot be built.
-    if (error instanceof RangeError && /length|size|allocation/i.test(error.message)) return tooLarge('its result is too large to build');
+    if (beyondEngineLimits(error)) return tooLarge('its result is too large to build');
     const failure = error instanceof Error ? error : new Error(String(error));
     return { ok: false, code: 'INTERNAL', message: failure.message, ...(failure.stack ? { stack: failure.stack } : {}) };
   }

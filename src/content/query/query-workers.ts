@@ -3,7 +3,7 @@ import { Piscina } from 'piscina';
 import { AppError, internalError } from '../../errors.ts';
 import type { StoreOptions } from '../../store/index.ts';
 import type { QueryJob } from './query-execution.ts';
-import { queryTimeout } from './query-budget.ts';
+import { largestQueryText, queryTimeout } from './query-budget.ts';
 import type { QueryWorkerData, QueryWorkerReply, QueryWorkerRequest } from './query-worker-protocol.ts';
 
 export interface QueryWorkerSettings {
@@ -62,7 +62,7 @@ export class QueryWorkers {
   async run(query: string, job: QueryJob, remainingMs: number, timeoutMs: number): Promise<string> {
     if (this.closed) throw shuttingDown();
     if (this.inFlight >= this.capacity) throw new AppError('RATE_LIMITED', 'Too many expensive queries are running; try again shortly', { 'Retry-After': '1' });
-    const maxResultChars = Math.floor((this.memoryLimitMb * 1024 * 1024) / 4);
+    const maxResultChars = largestQueryText(this.memoryLimitMb);
     let reply: QueryWorkerReply;
     this.inFlight++;
     try {

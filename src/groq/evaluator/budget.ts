@@ -8,9 +8,15 @@ export interface EvaluationBudget {
   beginRun(): void;
   /** Charges `units` elements of work; throws to stop the evaluation. */
   charge(units: number): void;
+  /**
+   * Called before a function or operator puts together a string of `length` characters from
+   * others (array::join of n items can write n times its separator): charges the writing, and
+   * throws to refuse a string so long.
+   */
+  buildsText(length: number): void;
 }
 
-export const UNLIMITED: EvaluationBudget = Object.freeze({ beginRun() {}, charge() {} });
+export const UNLIMITED: EvaluationBudget = Object.freeze({ beginRun() {}, charge() {}, buildsText() {} });
 
 /**
  * Characters of a string read as one unit of work: reading text costs far less per character than
@@ -18,7 +24,7 @@ export const UNLIMITED: EvaluationBudget = Object.freeze({ beginRun() {}, charge
  */
 const CHARACTERS_PER_UNIT = 16;
 
-/** The units of work of reading `text`. */
-export function textUnits(text: string): number {
-  return Math.ceil(text.length / CHARACTERS_PER_UNIT);
+/** The units of work of reading or writing `characters` characters of text. */
+export function textUnits(characters: number): number {
+  return Math.ceil(characters / CHARACTERS_PER_UNIT);
 }

@@ -104,9 +104,18 @@ export const compileOperators: Operators = {
       // `match` reads the text on its left (a string, or an array of them) word by word.
       return (scope) => {
         const text = left(scope);
-        if (typeof text === 'string') scope.run.budget.charge(textUnits(text));
+        if (typeof text === 'string') scope.run.budget.charge(textUnits(text.length));
         else if (Array.isArray(text)) scope.run.budget.charge(text.length);
         return operator(text, right(scope));
+      };
+    }
+    if (node.op === '+') {
+      // Two strings make a third as long as both.
+      return (scope) => {
+        const a = left(scope);
+        const b = right(scope);
+        if (typeof a === 'string' && typeof b === 'string') scope.run.budget.buildsText(a.length + b.length);
+        return operator(a, b);
       };
     }
     return (scope) => operator(left(scope), right(scope));

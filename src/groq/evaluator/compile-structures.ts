@@ -144,7 +144,7 @@ function chargingInputs(exec: Executor): Executor {
   return (scope) => {
     const value = exec(scope);
     if (Array.isArray(value)) scope.run.budget.charge(value.length);
-    else if (typeof value === 'string') scope.run.budget.charge(textUnits(value));
+    else if (typeof value === 'string') scope.run.budget.charge(textUnits(value.length));
     return value;
   };
 }

@@ -15,7 +15,7 @@ import { compileStream, type CompiledStream } from './compile-stream.ts';
 import { compileStructures } from './compile-structures.ts';
 import { Scope, type Executor, type Run } from './scope.ts';
 import { DateTime } from './values.ts';
-import type { EvaluationBudget } from './budget.ts';
+import { textUnits, type EvaluationBudget } from './budget.ts';
 
 /** Where an expression is compiled: the kind of scope it runs in, and how often it runs. */
 export type Context = {
@@ -113,6 +113,9 @@ class FoldingBudget implements EvaluationBudget {
   charge(units: number): void {
     this.units += units;
     if (this.units > FOLDING_UNITS) throw new FoldingStopped();
+  }
+  buildsText(length: number): void {
+    this.charge(textUnits(length));
   }
 }
 

@@ -1,7 +1,7 @@
 // array:: functions.
 import { equals } from '../evaluator/compare.ts';
 import { DateTime } from '../evaluator/values.ts';
-import { binary, unary } from './define.ts';
+import { argument, binary, unary } from './define.ts';
 import type { Namespace } from './types.ts';
 
 /** Values that array::join and array::unique treat as simple: numbers, strings, booleans, datetimes. */
@@ -11,15 +11,29 @@ function isSimple(value: unknown): boolean {
 }
 
 export const arrayFunctions: Namespace = {
-  join: binary((array, separator) => {
-    if (!Array.isArray(array) || typeof separator !== 'string') return null;
-    const parts: string[] = [];
-    for (const item of array) {
-      if (!isSimple(item)) return null;
-      parts.push(String(item));
-    }
-    return parts.join(separator);
-  }),
+  join: {
+    arity: [2, 2],
+    compile(args) {
+      const items = argument(args, 0);
+      const by = argument(args, 1);
+      return (scope) => {
+        const array = items(scope);
+        const separator = by(scope);
+        if (!Array.isArray(array) || typeof separator !== 'string') return null;
+        const parts: string[] = [];
+        // The separator is written between every two items: its length times theirs, asked of the budget first.
+        let length = separator.length * Math.max(0, array.length - 1);
+        for (const item of array) {
+          if (!isSimple(item)) return null;
+          const part = String(item);
+          length += part.length;
+          parts.push(part);
+        }
+        scope.run.budget.buildsText(length);
+        return parts.join(separator);
+      };
+    },
+  },
   compact: unary((array) => (Array.isArray(array) ? array.filter((item) => item !== null) : null)),
   unique: {
     ...unary((array) => {
