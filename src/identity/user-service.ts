@@ -89,7 +89,7 @@ export class UserService {
     const email = this.validEmail(input.email);
     const name = validName(input.name);
     assertAcceptablePassword(input.password);
-    if (await this.deps.store.users.findByEmail(email)) throw conflict('A user with this email already exists');
+    if (await this.deps.store.users.findByEmail(email)) throw emailTaken();
     const now = this.now().toISOString();
     const user: UserRecord = {
       id: randomUUID(),
@@ -105,7 +105,7 @@ export class UserService {
       await this.deps.store.users.insert(user);
     } catch (error) {
       // Two concurrent creates of one email: the unique index decides.
-      if (await this.deps.store.users.findByEmail(email)) throw conflict('A user with this email already exists');
+      if (await this.deps.store.users.findByEmail(email)) throw emailTaken();
       throw error;
     }
     return toSafeUser(user);
@@ -128,31 +128,32 @@ export class UserService {
 
     const email = changes.email === undefined ? undefined : this.validEmail(changes.email);
     if (email !== undefined && email !== user.email && (await store.users.findByEmail(email))) {
-      throw conflict('A user with this email already exists');
+      throw emailTaken();
     }
     const name = changes.name === undefined ? undefined : validName(changes.name);
     if (changes.password !== undefined) assertAcceptablePassword(changes.password);
     const projectAccess = changes.project_access === undefined ? undefined : await this.validProjectAccess(changes.project_access);
-    if (changes.role !== undefined && changes.role !== 'admin' && user.role === 'admin') await this.assertNotLastAdmin(user.id);
+    const demoted = changes.role !== undefined && changes.role !== 'admin' && user.role === 'admin';
+    // Hashed before the transaction: bcrypt takes a while, and every writer waits while a transaction runs on SQLite.
+    const passwordHash = changes.password === undefined ? undefined : await passwords.hash(changes.password);
 
     const now = this.now().toISOString();
-    await store.transaction(async (tx) => {
-      await tx.users.update(
-        id,
-        {
-          email,
-          name,
-          role: changes.role,
-          projectAccess,
-          passwordHash: changes.password === undefined ? undefined : await passwords.hash(changes.password),
-        },
-        now,
-      );
-      if (changes.password !== undefined) {
-        await tx.refreshTokens.revokeAllForUser(id, now);
-        await tx.sessions.revokeAllOf(id, now);
-      }
-    });
+    try {
+      await store.transaction(async (tx) => {
+        // Checked on rows held until commit: two admins demoting each other at once must not both succeed.
+        if (demoted && !(await tx.users.holdAdmins()).some((admin) => admin !== id)) throw conflict('The last admin cannot be demoted');
+        await tx.users.update(id, { email, name, role: changes.role, projectAccess, passwordHash }, now);
+        if (changes.password !== undefined) {
+          await tx.refreshTokens.revokeAllForUser(id, now);
+          await tx.sessions.revokeAllOf(id, now);
+        }
+      });
+    } catch (error) {
+      // Two users changed to one email at once: the unique index decides.
+      const owner = email === undefined ? undefined : await store.users.findByEmail(email);
+      if (owner && owner.id !== id) throw emailTaken();
+      throw error;
+    }
     this.deps.recentUsers.forget();
     const updated = await store.users.findById(id);
     if (!updated) throw notFound('User not found');
@@ -177,12 +178,9 @@ export class UserService {
     }
     return entries.map(({ projectId, role }) => ({ projectId, role }));
   }
-
-  private async assertNotLastAdmin(userId: string): Promise<void> {
-    const admins = (await this.deps.store.users.list()).filter((user) => user.role === 'admin' && user.id !== userId);
-    if (admins.length === 0) throw conflict('The last admin cannot be demoted');
-  }
 }
+
+const emailTaken = () => conflict('A user with this email already exists');
 
 function validName(name: string): string {
   const trimmed = name.trim();

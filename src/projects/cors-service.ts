@@ -66,10 +66,17 @@ export class CorsService {
     const origin = normalizeOrigin(input.origin);
     if (origin === undefined) throw badRequest(`origin must be a scheme, host and optional port, such as https://studio.example.com (got "${input.origin}")`);
     const existing = await this.store.corsOrigins.listByProject(project.id);
-    if (existing.some((entry) => entry.origin === origin)) throw conflict(`The origin ${origin} is already allowed in this project`);
+    const taken = () => conflict(`The origin ${origin} is already allowed in this project`);
+    if (existing.some((entry) => entry.origin === origin)) throw taken();
     if (existing.length >= MAX_CORS_ORIGINS_PER_PROJECT) throw badRequest(`A project allows at most ${MAX_CORS_ORIGINS_PER_PROJECT} origins`);
     const entry: CorsOriginRecord = { id: randomUUID(), projectId: project.id, origin, allowCredentials: input.allowCredentials === true, createdAt: this.now().toISOString() };
-    await this.store.corsOrigins.insert(entry);
+    try {
+      await this.store.corsOrigins.insert(entry);
+    } catch (error) {
+      // Two concurrent adds of one origin: the unique index decides.
+      if ((await this.store.corsOrigins.listByProject(project.id)).some((other) => other.origin === origin)) throw taken();
+      throw error;
+    }
     this.policies.delete(origin);
     return view(entry);
   }

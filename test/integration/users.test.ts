@@ -1,7 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { expectErrorBody, useTestApp } from '../helpers/test-app.ts';
 import { createApiToken, createProject, createUser } from '../helpers/fixtures.ts';
 import { testEngine } from '../helpers/engine.ts';
+import { dataClient, ok } from '../helpers/content.ts';
+import { PasswordHasher } from '../../src/identity/passwords.ts';
 
 interface SafeUserBody {
   id: string;
@@ -151,6 +153,29 @@ describe(`users (${testEngine})`, () => {
       );
       expect(others).toEqual([]);
       expectErrorBody(await app.request('PUT', `/api/v1/users/${me.body.id}`, { token: app.admin, body: { role: 'editor' } }), 409);
+    });
+
+    it('hashes a new password before its transaction, so writers do not wait for bcrypt', async () => {
+      const project = await createProject(app, app.admin);
+      const user = await createUser(app, app.admin, 'editor');
+      // The hash is held until the write below has been answered: had the password change taken
+      // the writer first (on SQLite, one transaction at a time), the write could never be answered.
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      const hashing = new Promise<void>((started) => {
+        const hash = PasswordHasher.prototype.hash;
+        vi.spyOn(PasswordHasher.prototype, 'hash').mockImplementationOnce(async function (this: PasswordHasher, password: string) {
+          started();
+          await held;
+          return hash.call(this, password);
+        });
+      });
+      const change = app.request('PUT', `/api/v1/users/${user.id}`, { token: user.token, body: { password: 'a-new-password-1' } });
+      await hashing;
+      ok(await dataClient(app, app.admin, project.slug).mutate([{ create: { _id: 'while-hashing', _type: 'thing' } }]));
+      release();
+      expect((await change).status).toBe(200);
+      expect(await app.login(user.email, 'a-new-password-1')).toEqual(expect.any(String));
     });
 
     it('refuses API tokens', async () => {

@@ -1,3 +1,4 @@
+import { sqlDialect } from '../dialects/dialect.ts';
 import { jsonColumn, type SqlExecutor } from '../sql.ts';
 import type { ProjectAccessEntry, Role, UserRecord } from '../records.ts';
 
@@ -61,6 +62,12 @@ export class UserRepository {
 
   async list(): Promise<UserRecord[]> {
     return (await this.db.all<UserRow>(`SELECT ${COLUMNS} FROM users ORDER BY created_at, id`)).map(toRecord);
+  }
+
+  /** The ids of the admins, held in a transaction until it ends (a demotion checks that another admin stays). */
+  async holdAdmins(): Promise<string[]> {
+    const rows = await this.db.all<{ id: string }>(`SELECT id FROM users WHERE role = 'admin'${sqlDialect(this.db.dialect).holdRowsRead}`);
+    return rows.map((row) => row.id);
   }
 
   async count(): Promise<number> {
