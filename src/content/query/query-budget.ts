@@ -45,6 +45,13 @@ export function budgetStop(error: unknown): 'time' | 'text' | undefined {
   return error.code === 'QUERY_TOO_LARGE' ? 'text' : undefined;
 }
 
+/**
+ * On the main thread, a query moves to a worker before a function works through more text than
+ * this in one step (a split of a million characters alone takes tens of milliseconds): the step
+ * cannot be stopped once begun, and the slice is looked at only between steps.
+ */
+export const MAIN_THREAD_TEXT_AT_ONCE = 1 << 20;
+
 /** On the main thread, a query moves to a worker once the heap holds more than this share of its limit. */
 const MAIN_THREAD_HEAP_SHARE = 0.5;
 
@@ -58,7 +65,8 @@ export function mainThreadHeapGuard(): number {
  * (performance.now() milliseconds), and each synchronous run of it may compute for `sliceMs` at
  * most, and the heap may hold `heapGuardBytes` at most (looked at every CHECK_EVERY units of
  * work), before it moves to a worker. In a worker neither applies: only the deadline counts, and
- * the worker's own heap limit. Anywhere, no string it builds may be longer than `maxTextChars` (422).
+ * the worker's own heap limit. Nor does `textAtOnce`, the most text a function may work through in
+ * one step here. Anywhere, no string it builds may be longer than `maxTextChars` (422).
  */
 export class QueryBudget implements EvaluationBudget {
   private readonly deadline: number;
@@ -66,14 +74,16 @@ export class QueryBudget implements EvaluationBudget {
   private readonly timeoutMs: number;
   private readonly heapGuardBytes: number;
   private readonly maxTextChars: number;
+  private readonly textAtOnce: number;
   private sliceEnd = Infinity;
   private units = 0;
   private nextCheck = CHECK_EVERY;
 
-  constructor(options: { timeoutMs: number; sliceMs: number; maxTextChars: number; heapGuardBytes?: number; started?: number }) {
+  constructor(options: { timeoutMs: number; sliceMs: number; maxTextChars: number; textAtOnce?: number; heapGuardBytes?: number; started?: number }) {
     this.timeoutMs = options.timeoutMs;
     this.sliceMs = options.sliceMs;
     this.maxTextChars = options.maxTextChars;
+    this.textAtOnce = options.textAtOnce ?? Infinity;
     this.heapGuardBytes = options.heapGuardBytes ?? Infinity;
     this.deadline = (options.started ?? performance.now()) + options.timeoutMs;
   }
@@ -100,7 +110,12 @@ export class QueryBudget implements EvaluationBudget {
     if (length > this.maxTextChars) {
       throw new AppError('QUERY_TOO_LARGE', `The query builds a string of ${length} characters, longer than the ${this.maxTextChars} a query may build (a quarter of QUERY_MEMORY_LIMIT_MB); narrow it`);
     }
-    this.charge(textUnits(length));
+    this.worksOnText(length);
+  }
+
+  worksOnText(characters: number): void {
+    if (characters > this.textAtOnce) throw new MoveToWorker(`it would work through ${characters} characters of text in one step`);
+    this.charge(textUnits(characters));
   }
 
   private checkHeap(): void {

@@ -7,7 +7,7 @@ import { GroqParameterError, GroqSyntaxError, QueryTrace, type PreparedQuery } f
 import { localizerFor } from '../localization.ts';
 import { explainQuery, type QueryPlan } from './query-plan.ts';
 import { PreparedQueries } from './prepared-queries.ts';
-import { beyondEngineLimits, largestQueryText, mainThreadHeapGuard, MoveToWorker, QueryBudget } from './query-budget.ts';
+import { beyondEngineLimits, largestQueryText, MAIN_THREAD_TEXT_AT_ONCE, mainThreadHeapGuard, MoveToWorker, QueryBudget } from './query-budget.ts';
 import { runQueryOn, type QueryJob } from './query-execution.ts';
 import type { QueryWorkers } from './query-workers.ts';
 import { RAW, type Perspective } from './perspectives.ts';
@@ -78,7 +78,14 @@ export class QueryService {
     const params = Object.fromEntries(Object.entries(request.params ?? {}).map(([name, value]) => [name.replace(/^\$/, ''), value]));
     const started = performance.now();
     const ms = () => Math.round((performance.now() - started) * 1000) / 1000;
-    const budget = new QueryBudget({ timeoutMs: this.limits.timeoutMs, sliceMs: this.limits.sliceMs, maxTextChars: largestQueryText(this.limits.memoryLimitMb), heapGuardBytes: this.heapGuardBytes, started });
+    const budget = new QueryBudget({
+      timeoutMs: this.limits.timeoutMs,
+      sliceMs: this.limits.sliceMs,
+      maxTextChars: largestQueryText(this.limits.memoryLimitMb),
+      textAtOnce: MAIN_THREAD_TEXT_AT_ONCE,
+      heapGuardBytes: this.heapGuardBytes,
+      started,
+    });
     const job: QueryJob = { projectId: project.id, dataset, params, perspective: request.perspective ?? RAW };
     let prepared: PreparedQuery;
     try {

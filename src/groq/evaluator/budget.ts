@@ -14,9 +14,15 @@ export interface EvaluationBudget {
    * throws to refuse a string so long.
    */
   buildsText(length: number): void;
+  /**
+   * Called before a function works through `characters` characters of text in one step that
+   * nothing interrupts (splitting, case mapping, matching): charges it, and may stop the run
+   * first, where so long a step would hold up other work.
+   */
+  worksOnText(characters: number): void;
 }
 
-export const UNLIMITED: EvaluationBudget = Object.freeze({ beginRun() {}, charge() {}, buildsText() {} });
+export const UNLIMITED: EvaluationBudget = Object.freeze({ beginRun() {}, charge() {}, buildsText() {}, worksOnText() {} });
 
 /**
  * Characters of a string read as one unit of work: reading text costs far less per character than

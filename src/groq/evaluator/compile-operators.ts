@@ -1,7 +1,6 @@
 // Compilers for the logical, comparison and arithmetic operators. Common shapes get specialized
 // executors: comparing with a literal, and `x in [literal, ...]`, which becomes a Set lookup.
 import type { ExprNode } from '../ast.ts';
-import { textUnits } from './budget.ts';
 import { compileNode, type CompilerTable } from './compile.ts';
 import { compare } from './compare.ts';
 import { OPERATORS } from './operators.ts';
@@ -104,7 +103,7 @@ export const compileOperators: Operators = {
       // `match` reads the text on its left (a string, or an array of them) word by word.
       return (scope) => {
         const text = left(scope);
-        if (typeof text === 'string') scope.run.budget.charge(textUnits(text.length));
+        if (typeof text === 'string') scope.run.budget.worksOnText(text.length);
         else if (Array.isArray(text)) scope.run.budget.charge(text.length);
         return operator(text, right(scope));
       };

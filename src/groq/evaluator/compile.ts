@@ -117,6 +117,9 @@ class FoldingBudget implements EvaluationBudget {
   buildsText(length: number): void {
     this.charge(textUnits(length));
   }
+  worksOnText(characters: number): void {
+    this.charge(textUnits(characters));
+  }
 }
 
 /** The value of a constant expression, or TOO_COSTLY: a query's text could make it arbitrarily costly. */

@@ -33,3 +33,24 @@ export function binary(fn: (a: unknown, b: unknown) => unknown): GroqFunction {
     },
   };
 }
+
+/**
+ * A function whose first argument is text it works through in one step (null for anything else):
+ * the budget is told its length first (worksOnText), as nothing can stop the step once begun.
+ */
+export function overText(arity: 1 | 2, fn: (text: string, other: unknown) => unknown): GroqFunction {
+  return {
+    arity: [arity, arity],
+    compile(args) {
+      const text = argument(args, 0);
+      const other = arity === 2 ? argument(args, 1) : undefined;
+      return (scope) => {
+        const value = text(scope);
+        const second = other?.(scope);
+        if (typeof value !== 'string') return null;
+        scope.run.budget.worksOnText(value.length);
+        return fn(value, second);
+      };
+    },
+  };
+}
