@@ -20,6 +20,11 @@ export interface TokenPrincipal {
   readonly permissions: readonly TokenPermission[];
 }
 
+/** A principal as limits count callers (per-caller rate limits and listener slots). */
+export function callerKey(principal: Principal): string {
+  return `${principal.kind}:${principal.id}`;
+}
+
 export function userPrincipal(user: UserRecord): UserPrincipal {
   return { kind: 'user', id: user.id, email: user.email, role: user.role, projectAccess: user.projectAccess };
 }

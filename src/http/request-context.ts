@@ -1,7 +1,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import fp from 'fastify-plugin';
 import { AppError, unauthorized } from '../errors.ts';
-import type { Principal } from '../access/principal.ts';
+import { callerKey, type Principal } from '../access/principal.ts';
 import type { AuthService } from '../identity/auth-service.ts';
 import type { RateLimiter } from './rate-limit/rate-limiter.ts';
 import { SESSION_COOKIE } from './session-cookie.ts';
@@ -119,7 +119,7 @@ function rateLimitGroupOf(request: FastifyRequest): RateLimitGroup {
 
 /** Who is asking, as limits count it: the principal, or the client address of an anonymous request. */
 export function callerOf(request: FastifyRequest): string {
-  return request.principal ? `${request.principal.kind}:${request.principal.id}` : `ip:${request.ip}`;
+  return request.principal ? callerKey(request.principal) : `ip:${request.ip}`;
 }
 
 async function identify(request: FastifyRequest, auth: AuthService): Promise<Principal | null> {

@@ -17,7 +17,7 @@ subscription id; events arrive as \`{"method": "presence_subscription", "params"
 again), \`presence_disconnect\` (\`{"session"}\`) and \`presence_unsubscribe\` (\`{"subscriptionId"}\`). Presence is shared by
 everyone on the project and dataset, on every instance. A session not announced within 90 s, or whose connection ends,
 disconnects. The server sends the text frame \`♥\` every 25 s. A refused credential or access is an error reply with code
-4001, 4003 or 4004 and a close with the same code; other mistakes are JSON-RPC error replies (-32700, -32600, -32601,
+4001, 4003 or 4004 (4029: the caller holds all its LISTENERS_PER_CALLER) and a close with the same code; other mistakes are JSON-RPC error replies (-32700, -32600, -32601,
 -32602; -32029 for more than 10 messages a second). Frames over 16 KiB close the connection (1009).`;
 
 /** GET /socket/:dataset: Studio's presence WebSocket. Credentials come in the first message, not the upgrade. */

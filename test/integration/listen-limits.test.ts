@@ -3,6 +3,7 @@ import { expectErrorBody, httpRequest, useTestApp } from '../helpers/test-app.ts
 import { createApiToken, createProject, type TestProject } from '../helpers/fixtures.ts';
 import { testEngine } from '../helpers/engine.ts';
 import { eventually } from '../helpers/eventually.ts';
+import { PresenceClient, presenceUrl } from '../helpers/presence.ts';
 import { listenUrl, openEventStream, openListenSocket, refusedUpgrade, type EventStream, type ListenSocket } from '../helpers/listen.ts';
 
 const PER_CALLER = 3;
@@ -60,6 +61,22 @@ describe(`open listeners per caller (${testEngine})`, () => {
     await sockets[1]!.close();
     await eventually(async () => (await stream(token).catch(() => undefined)) && true);
     await eventually(async () => (await stream(token).catch(() => undefined)) && true);
+  });
+
+  it('counts an authorized presence socket as one of its caller\'s listeners, and refuses one more with 4029', async () => {
+    const token = (await createApiToken(app, app.admin, project.slug, { permissions: ['read'] })).token;
+    const url = presenceUrl(app, project.slug);
+    const sockets = await Promise.all(Array.from({ length: PER_CALLER }, () => socket(token)));
+    const refused = await PresenceClient.open(url);
+    expect((await refused.call('authorization', { authorization: `Bearer ${token}` })).error).toMatchObject({ code: 4029, message: expect.stringContaining('LISTENERS_PER_CALLER') });
+    expect((await refused.closed).code).toBe(4029);
+
+    await sockets[0]!.close();
+    const presence = await eventually(async () => PresenceClient.connect(url, token).catch(() => undefined));
+    // The presence socket holds the slot the listener gave back.
+    expect((await refusedUpgrade(socketUrl(), { authorization: `Bearer ${token}` })).status).toBe(429);
+    await presence.close();
+    open.push(await eventually(async () => openListenSocket(socketUrl(), { authorization: `Bearer ${token}` }).catch(() => undefined)));
   });
 
   it('holds no slot for a request refused before its stream starts (a filter that does not compile)', async () => {

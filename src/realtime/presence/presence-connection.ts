@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { RawData, WebSocket } from 'ws';
+import { callerKey } from '../../access/principal.ts';
 import { AppError } from '../../errors.ts';
 import type { AccessCheck, ListenSession } from '../realtime-service.ts';
 import { closeReason } from '../websocket-session.ts';
@@ -11,7 +12,7 @@ import type { PresenceMember, PresenceService } from './presence-service.ts';
 /** Close codes: RFC 6455's, and 4000 + an HTTP status for a refusal (bifur-client's convention). */
 const CLOSE = { POLICY_VIOLATION: 1008, MESSAGE_TOO_BIG: 1009, INTERNAL_ERROR: 1011, SERVICE_RESTART: 1012, TRY_AGAIN_LATER: 1013 } as const;
 const REFUSAL_BASE = 4000;
-const REFUSED_STATUSES = new Set([400, 401, 403, 404]);
+const REFUSED_STATUSES = new Set([400, 401, 403, 404, 429]);
 /** A client that does not finish the closing handshake is cut off after this. */
 const CLOSE_GRACE_MS = 5_000;
 const HEARTBEAT = '♥';
@@ -35,6 +36,8 @@ export interface PresenceConnectionContext {
 export interface ConnectionTracker {
   attach(session: ListenSession): () => void;
   webSocketOpened(): () => void;
+  /** Takes one of the caller's listener slots (429 when it holds them all); the returned function gives it back. */
+  reserveListener(caller: string): () => void;
 }
 
 /** The connection must end: the client gets `code` as an error and as the close code. */
@@ -60,6 +63,7 @@ export class PresenceConnection implements ListenSession {
   private readonly socket: WebSocket;
   private readonly context: PresenceConnectionContext;
   private readonly presence: PresenceService;
+  private readonly tracker: ConnectionTracker;
   private readonly connectionId: string;
   private readonly budget: MessageBudget;
   private readonly subscriptions = new Map<string, () => void>();
@@ -79,6 +83,7 @@ export class PresenceConnection implements ListenSession {
     this.socket = socket;
     this.context = context;
     this.presence = presence;
+    this.tracker = tracker;
     this.budget = new MessageBudget(presence.settings);
     const opened = presence.connectionOpened();
     this.connectionId = opened?.connectionId ?? 'refused';
@@ -206,6 +211,8 @@ export class PresenceConnection implements ListenSession {
     let access;
     try {
       access = await this.presence.authorize(credential, this.context.dataset, this.context.namedProject);
+      // An authorized connection is one of its caller's listeners (LISTENERS_PER_CALLER), held until it closes.
+      if (!this.member && !this.closing) this.releases.push(this.tracker.reserveListener(callerKey(access.principal)));
     } catch (error) {
       if (error instanceof AppError && REFUSED_STATUSES.has(error.statusCode)) throw new Refusal(refusalCode(error.statusCode), error.message);
       throw error;
@@ -294,7 +301,7 @@ export class PresenceConnection implements ListenSession {
   }
 }
 
-/** The close code of a refusal with an HTTP status (400, 401, 403, 404): 4000, 4001, 4003, 4004. */
+/** The close code of a refusal with an HTTP status (400, 401, 403, 404, 429): 4000, 4001, 4003, 4004, 4029. */
 function refusalCode(status: number): number {
   return REFUSAL_BASE + (REFUSED_STATUSES.has(status) ? status : 401) - 400;
 }
