@@ -7,8 +7,9 @@ import { testEngine } from '../helpers/engine.ts';
 import { scaledRuns } from './fuzz-scale.ts';
 
 // Generated workloads of concurrent writers on a few shared documents: mutations of every kind
-// (some with ifRevisionID), document actions (edit, publish, unpublish, discard), imports with
-// and without replace, all sent at once in rounds. Every answer must be below 500 (a conflict is a
+// (some with ifRevisionID), document actions (edit, publish, unpublish, discard), the publish and
+// unpublish routes, restores of earlier revisions, imports with and without replace, all sent at
+// once in rounds. Every answer must be below 500 (a conflict is a
 // 409). Afterwards the store must agree with itself: each document as read by id, as the planner
 // finds it through the index (by id, by type, by value), and in the export (a plain scan of the
 // documents); and the revision each document carries is in its history.
@@ -19,7 +20,9 @@ const A = 'sanity.action.document.';
 type Operation =
   | { kind: 'mutate'; mutations: unknown[]; ifRevision: boolean }
   | { kind: 'action'; action: 'edit' | 'publish' | 'unpublish' | 'discard'; base: string; n: number }
-  | { kind: 'import'; documents: { id: string; type: string; n: number; tags: string[] }[]; replace: boolean };
+  | { kind: 'import'; documents: { id: string; type: string; n: number; tags: string[] }[]; replace: boolean }
+  | { kind: 'route'; route: 'publish' | 'unpublish'; base: string }
+  | { kind: 'restore'; id: string; revision: number };
 
 interface Exported {
   _id: string;
@@ -55,6 +58,8 @@ describe(`concurrent writers leave a consistent store (${testEngine})`, () => {
   const operation: fc.Arbitrary<Operation> = fc.oneof(
     { weight: 4, arbitrary: fc.record({ kind: fc.constant('mutate' as const), mutations: fc.array(mutation, { minLength: 1, maxLength: 3 }), ifRevision: fc.boolean() }) },
     { weight: 2, arbitrary: fc.record({ kind: fc.constant('action' as const), action: fc.constantFrom('edit' as const, 'publish' as const, 'unpublish' as const, 'discard' as const), base, n }) },
+    { weight: 1, arbitrary: fc.record({ kind: fc.constant('route' as const), route: fc.constantFrom('publish' as const, 'unpublish' as const), base }) },
+    { weight: 1, arbitrary: fc.record({ kind: fc.constant('restore' as const), id, revision: fc.integer({ min: 1, max: 4 }) }) },
     {
       weight: 1,
       arbitrary: fc.record({
@@ -95,6 +100,10 @@ describe(`concurrent writers leave a consistent store (${testEngine})`, () => {
               : { actionType: `${A}${op.action}`, draftId, publishedId };
         return app.request('POST', '/api/v1/data/actions/production', { token: app.admin, headers: { 'x-project': slug }, body: { actions: [action] } });
       }
+      case 'route':
+        return app.request('POST', `/api/v1/data/${op.route}/production/${scoped(run, op.base)}`, { token: app.admin, headers: { 'x-project': slug } });
+      case 'restore':
+        return app.request('POST', `/api/v1/data/history/production/${scoped(run, op.id)}/${op.revision}/restore`, { token: app.admin, headers: { 'x-project': slug } });
       case 'import': {
         const lines = op.documents.map((document) => JSON.stringify({ _id: scoped(run, document.id), _type: document.type, n: document.n, tags: document.tags })).join('\n');
         return app.request('POST', `/api/v1/data/import/production${op.replace ? '?replace=true' : ''}`, {
