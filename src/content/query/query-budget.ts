@@ -60,6 +60,17 @@ export function mainThreadHeapGuard(): number {
   return getHeapStatistics().heap_size_limit * MAIN_THREAD_HEAP_SHARE;
 }
 
+/** A main-thread query holds documents of at most this share of the heap's limit, as text: parsed, they take a few times more. */
+const MAIN_THREAD_TEXT_SHARE = 1 / 16;
+
+/**
+ * Characters of documents (read as text) a main-thread query may hold before it moves to a
+ * worker: QUERY_MAIN_THREAD_DOCUMENTS alone let 10,000 documents of 200 KB past, two gigabytes.
+ */
+export function mainThreadText(): number {
+  return Math.floor(getHeapStatistics().heap_size_limit * MAIN_THREAD_TEXT_SHARE);
+}
+
 /**
  * The budget of one query (evaluator/budget.ts in the GROQ engine): it must finish by `deadline`
  * (performance.now() milliseconds), and each synchronous run of it may compute for `sliceMs` at

@@ -2,7 +2,7 @@ import { execute, type EvaluationBudget, type PreparedQuery, type QueryOutput, t
 import { StoreDocumentSource, type Store } from '../../store/index.ts';
 import { withPerspective } from './perspective-source.ts';
 import type { Perspective } from './perspectives.ts';
-import { MoveToWorker } from './query-budget.ts';
+import { mainThreadText, MoveToWorker } from './query-budget.ts';
 
 /** What a query runs on and with: the same on the main thread and in a query worker. */
 export interface QueryJob {
@@ -31,11 +31,12 @@ export function runQueryOn(
   },
 ): QueryRun {
   const max = options.maxDocuments;
-  const exceeded = (documents: number): never => {
-    throw new MoveToWorker(`it reads ${documents} or more documents at once (a main-thread query holds at most ${max})`);
+  const textCharacters = mainThreadText();
+  const exceeded = (held: string): never => {
+    throw new MoveToWorker(`it reads ${held} at once (a main-thread query holds at most ${max} documents, and ${textCharacters} characters of them)`);
   };
   const source = new StoreDocumentSource(store, job.projectId, job.dataset, {
-    ...(max === undefined ? {} : { limit: { documents: max, exceeded } }),
+    ...(max === undefined ? {} : { limit: { documents: max, textCharacters, exceeded } }),
     verbatim: options.verbatim ?? false,
   });
   const output = execute(prepared, {

@@ -32,12 +32,18 @@ export interface QueryRequest {
  * - stream: a result array produced a page of documents at a time (`*[_type == "post"]{...}`), which
  *   the route writes as its elements come, so memory holds a page whatever the result's size;
  *   `finish` gives the time and plan once the elements have been read;
- * - json: the result as JSON text, from a query worker (nothing to convert on the main thread).
+ * - json: the result as JSON in UTF-8 bytes, from a query worker (nothing to convert on the main
+ *   thread, and outside its heap).
  */
 export type QueryResponse =
   | { kind: 'value'; query: string; ms: number; result: unknown; plan?: QueryPlan }
   | { kind: 'stream'; query: string; items: AsyncIterable<unknown>; finish(): { ms: number; plan?: QueryPlan } }
-  | { kind: 'json'; query: string; ms: number; json: string };
+  | { kind: 'json'; query: string; ms: number; json: Uint8Array };
+
+/** A query worker's result (the `json` of an answer), parsed. */
+export function parsedResult(json: Uint8Array): unknown {
+  return JSON.parse(new TextDecoder().decode(json));
+}
 
 function queryError(error: unknown): AppError {
   if (error instanceof AppError) return error;
@@ -96,7 +102,7 @@ export class QueryService {
     }
     const json = await this.workers.run(request.query, job, budget.remainingMs(), this.limits.timeoutMs);
     if (!localizer) return { kind: 'json', query: request.query, ms: ms(), json };
-    return { kind: 'value', query: request.query, ms: ms(), result: localize(JSON.parse(json)) };
+    return { kind: 'value', query: request.query, ms: ms(), result: localize(parsedResult(json)) };
   }
 
   /** Stops the query workers. */

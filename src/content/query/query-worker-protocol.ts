@@ -17,4 +17,14 @@ export interface QueryWorkerRequest {
   maxResultChars: number;
 }
 
-export type QueryWorkerReply = { ok: true; json: string } | { ok: false; code: ErrorCode; message: string; stack?: string };
+/**
+ * A result: its JSON as UTF-8 bytes, moved to the server's thread rather than copied (piscina's
+ * move()), so a large result takes memory outside the server's heap, once; or a failure.
+ */
+export type QueryWorkerReply = Uint8Array | QueryWorkerFailure;
+
+export interface QueryWorkerFailure {
+  code: ErrorCode;
+  message: string;
+  stack?: string;
+}

@@ -2,6 +2,7 @@
 // server's main thread (query-budget.ts), one at a time, on a read-only connection of its own,
 // under the heap limit its pool gave it.
 import { workerData } from 'node:worker_threads';
+import { move } from 'piscina';
 import { AppError } from '../../errors.ts';
 import { openStore } from '../../store/index.ts';
 import { PreparedQueries } from './prepared-queries.ts';
@@ -19,15 +20,16 @@ export default async function answer(request: QueryWorkerRequest): Promise<Query
     const query = prepared.get(request.query, request.job.params);
     const json = JSON.stringify((await wholeValue(await runQueryOn(store, query, request.job, { budget }).output)) ?? null);
     if (json.length > request.maxResultChars) return tooLarge(`its result is larger than ${request.maxResultChars} characters of JSON`);
-    return { ok: true, json };
+    // Bytes of their own (TextEncoder, not Buffer's shared pool), so that moving them moves nothing else.
+    return move(new TextEncoder().encode(json)) as Uint8Array;
   } catch (error) {
-    if (error instanceof AppError) return { ok: false, code: error.code, message: error.message };
+    if (error instanceof AppError) return { code: error.code, message: error.message };
     if (beyondEngineLimits(error)) return tooLarge('its result is too large to build');
     const failure = error instanceof Error ? error : new Error(String(error));
-    return { ok: false, code: 'INTERNAL', message: failure.message, ...(failure.stack ? { stack: failure.stack } : {}) };
+    return { code: 'INTERNAL', message: failure.message, ...(failure.stack ? { stack: failure.stack } : {}) };
   }
 }
 
 function tooLarge(reason: string): QueryWorkerReply {
-  return { ok: false, code: 'QUERY_TOO_LARGE', message: `The query is too large to answer: ${reason}; narrow it with a filter, a projection or a slice` };
+  return { code: 'QUERY_TOO_LARGE', message: `The query is too large to answer: ${reason}; narrow it with a filter, a projection or a slice` };
 }

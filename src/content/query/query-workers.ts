@@ -58,8 +58,8 @@ export class QueryWorkers {
     });
   }
 
-  /** Runs the query in a thread; resolves to its result as JSON text. */
-  async run(query: string, job: QueryJob, remainingMs: number, timeoutMs: number): Promise<string> {
+  /** Runs the query in a thread; resolves to its result as JSON, in UTF-8 bytes outside the heap. */
+  async run(query: string, job: QueryJob, remainingMs: number, timeoutMs: number): Promise<Uint8Array> {
     if (this.closed) throw shuttingDown();
     if (this.inFlight >= this.capacity) throw new AppError('RATE_LIMITED', 'Too many expensive queries are running; try again shortly', { 'Retry-After': '1' });
     const maxResultChars = largestQueryText(this.memoryLimitMb);
@@ -73,7 +73,7 @@ export class QueryWorkers {
     } finally {
       this.inFlight--;
     }
-    if (reply.ok) return reply.json;
+    if (reply instanceof Uint8Array) return reply;
     if (reply.code === 'INTERNAL') throw internalError('The query could not be executed', Object.assign(new Error(reply.message), { stack: reply.stack }));
     throw new AppError(reply.code, reply.message);
   }

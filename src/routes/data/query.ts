@@ -84,16 +84,20 @@ export const queryRoutes: FastifyPluginAsync<{ services: Services }> = async (ap
     }, { verbatim: true });
     const withQuery = options.returnQuery !== false;
     const json = 'application/json; charset=utf-8';
-    const envelope = (result: string, ms: number) => `{${withQuery ? `"query":${JSON.stringify(response.query)},` : ''}"result":${result},"ms":${ms}}`;
+    const head = `{${withQuery ? `"query":${JSON.stringify(response.query)},` : ''}"result":`;
+    const tail = (ms: number) => `,"ms":${ms}}`;
     switch (response.kind) {
       case 'stream':
         return reply.type(json).send(streamJson(response, withQuery));
-      case 'json':
-        // A query worker's result is JSON text already: sent as it is, not parsed and written again.
-        return reply.type(json).send(envelope(response.json, response.ms));
+      case 'json': {
+        // A query worker's result is JSON already, in bytes outside the heap: sent as they are
+        // between the envelope's ends, neither parsed nor copied into a string.
+        const { buffer, byteOffset, byteLength } = response.json;
+        return reply.type(json).send(Readable.from([Buffer.from(head), Buffer.from(buffer, byteOffset, byteLength), Buffer.from(tail(response.ms))], { objectMode: false }));
+      }
       case 'value': {
         // Whole documents go out as the text they were read from (answerJson).
-        if (!response.plan) return reply.type(json).send(envelope(answerJson(response.result), response.ms));
+        if (!response.plan) return reply.type(json).send(`${head}${answerJson(response.result)}${tail(response.ms)}`);
         const { kind: _kind, query, ...rest } = response;
         return withQuery ? { query, ...rest } : rest;
       }

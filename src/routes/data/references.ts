@@ -3,7 +3,7 @@ import type { Services } from '../../services.ts';
 import { principalOf } from '../../http/request-context.ts';
 import { dataProject } from '../../http/data-project.ts';
 import { bearerSecurity, errorResponses } from '../../http/schemas.ts';
-import type { QueryResponse } from '../../content/query/query-service.ts';
+import { parsedResult, type QueryResponse } from '../../content/query/query-service.ts';
 import { documentParams, projectQuery } from './schemas.ts';
 
 /** The documents that refer to one (drafts included), at most this many listed; all counted. */
@@ -11,7 +11,7 @@ const LISTED = 100;
 const REFERRING = `{"totalCount": count(*[references($id)]), "ids": *[references($id)][0...${LISTED}]._id}`;
 
 function valueOf(response: QueryResponse): Promise<unknown> | unknown {
-  if (response.kind === 'json') return JSON.parse(response.json) as unknown;
+  if (response.kind === 'json') return parsedResult(response.json);
   if (response.kind === 'value') return response.result;
   return (async () => {
     const items: unknown[] = [];

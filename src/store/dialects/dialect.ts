@@ -31,6 +31,13 @@ export interface SqlDialect {
   binaryJsonColumn(column: string): string;
   /** A binary JSON column as JSON text (exports send it without parsing it). */
   binaryJsonText(column: string): string;
+  /**
+   * The bytes a binary JSON column takes as stored, read without reading the value: about its
+   * text's length on SQLite; compressed, so smaller, on PostgreSQL (its pageStoredBytes allows for that).
+   */
+  binaryJsonStoredBytes(column: string): string;
+  /** How many stored bytes (binaryJsonStoredBytes) of documents one page of a scan may hold: a few MB of text. */
+  readonly pageStoredBytes: number;
   /** SELECT `columns`, `seq` and `commit_order` (as text) of a log's rows after `position`, oldest first. */
   logAfter(table: string, columns: string, position: LogPosition, limit: number): Sql;
   /**

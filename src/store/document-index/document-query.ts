@@ -87,6 +87,8 @@ export interface DocumentRow {
   type?: string;
   /** With `content`: the stored document; with `paths`: the array of the values selected. */
   content?: unknown;
+  /** With a whole document that did not come as text: its stored size. */
+  contentBytes?: number;
   /** With `values`: the encoded value per requested path (null where there is none). */
   values?: (string | null)[];
   /** With a value order: the encoded sort value. */

@@ -377,6 +377,7 @@ function toResult(query: DocumentQuery, compiled: CompiledQuery, rows: RawRow[],
       if (raw.type !== undefined) row.type = raw.type;
       if (values) row.values = compiled.valueColumns.map((column) => ((raw as unknown as Record<string, string | null>)[column] ?? null));
       else row.content = raw.content;
+      if (raw.content_bytes !== undefined) row.contentBytes = Number(raw.content_bytes);
       if (raw.sort_value !== undefined) row.sortValue = raw.sort_value;
       return row;
     }),

@@ -1,3 +1,4 @@
+import { sqlDialect } from '../dialects/dialect.ts';
 import { binaryJsonColumn, binaryJsonParam, binaryJsonText, jsonColumn, type SqlExecutor } from '../sql.ts';
 import type { StoredDocument } from '../records.ts';
 import { jsonText } from '../serialize.ts';
@@ -128,7 +129,9 @@ export class DocumentRepository {
   /**
    * Documents as their stored JSON text, in id order, a page at a time (exports stream them
    * without parsing and re-serializing). `types` limits to those types; `drafts: false` leaves
-   * drafts out.
+   * drafts out. A page holds at most `pageSize` documents and, past its first, at most the
+   * dialect's `pageStoredBytes` of them: a page of 2,000 documents of 200 KB each would be
+   * 400 MB of text, and two pages took the server past its heap limit.
    */
   async *scanText(
     projectId: string,
@@ -137,25 +140,35 @@ export class DocumentRepository {
     // Fewer, larger pages: on PostgreSQL each page is a round trip (docs/decisions.md); two pages of ~4 KB documents stay near 20 MB.
     pageSize = 2000,
   ): AsyncGenerator<string> {
+    const dialect = sqlDialect(this.db.dialect);
     const types = filter.types ?? [];
-    const typeClause = types.length > 0 ? `AND type IN (${types.map(() => '?').join(', ')})` : '';
-    const draftClause = filter.drafts === false ? `AND substr(id, 1, ${DRAFT_PREFIX.length}) <> ?` : '';
-    const page = (after: string) =>
-      this.db.all<{ id: string; content: string }>(
-        `SELECT id, ${binaryJsonText(this.db.dialect, 'content')} AS content FROM documents
-         WHERE project_id = ? AND dataset = ? AND id > ? ${typeClause} ${draftClause} ORDER BY id LIMIT ?`,
-        [projectId, dataset, after, ...types, ...(filter.drafts === false ? [DRAFT_PREFIX] : []), pageSize],
+    const where = `project_id = ? AND dataset = ? AND id > ? ${types.length > 0 ? `AND type IN (${types.map(() => '?').join(', ')})` : ''} ${
+      filter.drafts === false ? `AND substr(id, 1, ${DRAFT_PREFIX.length}) <> ?` : ''
+    }`;
+    const params = (after: string) => [projectId, dataset, after, ...types, ...(filter.drafts === false ? [DRAFT_PREFIX] : [])];
+    // A page's extent comes from the documents' stored sizes (read without their contents), then its contents.
+    const page = async (after: string): Promise<{ texts: string[]; last: string | undefined; more: boolean }> => {
+      const sizes = await this.db.all<{ id: string; bytes: number }>(
+        `SELECT id, ${dialect.binaryJsonStoredBytes('content')} AS bytes FROM documents WHERE ${where} ORDER BY id LIMIT ?`,
+        [...params(after), pageSize],
       );
+      const kept = leadingWithin(sizes, dialect.pageStoredBytes);
+      const last = kept === 0 ? undefined : sizes[kept - 1]!.id;
+      const rows =
+        last === undefined
+          ? []
+          : await this.db.all<{ content: string }>(`SELECT ${binaryJsonText(this.db.dialect, 'content')} AS content FROM documents WHERE ${where} AND id <= ? ORDER BY id`, [...params(after), last]);
+      return { texts: rows.map((row) => row.content), last, more: kept < sizes.length || sizes.length === pageSize };
+    };
     // The next page is read while the consumer takes this one: on PostgreSQL the server produces
     // it (jsonb to text is most of an export's cost there) while we write; memory holds two pages.
     let next = page('');
     try {
       for (;;) {
-        const rows = await next;
-        const full = rows.length === pageSize;
-        if (full) next = page(rows[rows.length - 1]!.id);
-        for (const row of rows) yield row.content;
-        if (!full) return;
+        const { texts, last, more } = await next;
+        if (more && last !== undefined) next = page(last);
+        yield* texts;
+        if (!more || last === undefined) return;
       }
     } finally {
       // A consumer that stops early leaves a page in flight: its failure is nobody's to report.
@@ -186,10 +199,16 @@ export class DocumentRepository {
     return Object.fromEntries(rows.map((row) => [row.type, Number(row.n)]));
   }
 
-  /** Every document of a dataset in id order, a page at a time: memory holds one page whatever the dataset's size. */
-  async *scan(projectId: string, dataset: string, pageSize = 1000): AsyncGenerator<StoredDocument> {
-    for await (const text of this.scanText(projectId, dataset, {}, pageSize)) yield JSON.parse(text) as StoredDocument;
+}
+
+/** How many of `rows`, from the first, fit in `budget` bytes together: at least one, if there is one. */
+function leadingWithin(rows: readonly { bytes: number }[], budget: number): number {
+  let total = 0;
+  for (let i = 0; i < rows.length; i++) {
+    total += Number(rows[i]!.bytes);
+    if (total > budget && i > 0) return i;
   }
+  return rows.length;
 }
 
 /** Locks per dataset: an import holds them all, and a write the ones of its documents. */

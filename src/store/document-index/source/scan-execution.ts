@@ -168,15 +168,18 @@ export class ScanExecution {
     const { where, applied, exact, select } = await this.prepare();
     if (exact && request.count) return this.count(where, applied);
     if (exact && request.window) {
-      const window = await this.window(where, select, request.window);
+      const window = await this.window(where, select, request.window, sizes.documents);
       if (window) return { documents: window, applied, windowed: true };
     }
     const limit = this.context.limit;
     const all: DocumentQuery = { where, order: { kind: 'id', descending: false }, offset: 0, limit: limit ? limit.documents + 1 : null, select };
     // Where the database reads on this thread, a page per statement: one statement of every
     // candidate (or of the budget's documents) held the server's thread as long as it read them.
-    const rows = this.context.readsOffThread ? await this.rows(all) : await this.inPages(all, select.kind === 'values' ? sizes.values : sizes.documents);
-    if (limit && rows.length > limit.documents) limit.exceeded(rows.length);
+    // Whole documents are read in pages anywhere: in one statement, ten thousand large ones were
+    // more than the heap could hold.
+    const paged = select.kind === 'content' || !this.context.readsOffThread;
+    const rows = paged ? await this.inPages(all, select.kind === 'values' ? sizes.values : sizes.documents) : await this.rows(all);
+    if (limit && rows.length > limit.documents) limit.exceeded(`${rows.length} or more documents`);
     return { documents: await this.documents(rows, select), applied, windowed: false };
   }
 
@@ -184,8 +187,12 @@ export class ScanExecution {
   private async inPages(query: DocumentQuery, pageSize: number): Promise<DocumentRow[]> {
     const rows: DocumentRow[] = [];
     const wanted = query.limit ?? Infinity;
+    const limit = this.context.limit;
+    let characters = 0;
     for await (const page of this.rowPages({ ...query, limit: Math.min(pageSize, wanted) }, pageSize)) {
       for (const row of page) rows.push(row);
+      characters += textCharacters(page);
+      if (limit && characters > limit.textCharacters) limit.exceeded(`${characters} or more characters of documents`);
       if (rows.length >= wanted) break;
     }
     return rows.length > wanted ? rows.slice(0, wanted) : rows;
@@ -299,13 +306,22 @@ export class ScanExecution {
    * full. `cap`: the most rows a page after the first may hold, asked as it is requested.
    */
   private async *rowPages(first: DocumentQuery, pageSize: number, cap?: () => number): AsyncGenerator<DocumentRow[]> {
-    const sized = (query: DocumentQuery): DocumentQuery => (cap ? { ...query, limit: Math.max(1, Math.min(pageSize, cap())) } : query);
-    let query: DocumentQuery | null = first;
-    let next: Promise<DocumentRow[]> | null = this.rows(first);
+    // Whole documents are read a few first, as their size is not known: a page of a thousand
+    // 200 KB documents was 200 MB at once. After, a page holds about PAGE_TEXT characters at the
+    // largest size per document seen so far.
+    let perRow = 0;
+    const sized = (query: DocumentQuery): DocumentQuery => {
+      const fitting = perRow === 0 ? pageSize : Math.floor(PAGE_TEXT / perRow);
+      return { ...query, limit: Math.max(1, Math.min(pageSize, fitting, cap ? cap() : pageSize)) };
+    };
+    let query: DocumentQuery | null = first.select.kind === 'content' ? { ...first, limit: Math.min(first.limit ?? FIRST_DOCUMENTS, FIRST_DOCUMENTS) } : first;
+    let next: Promise<DocumentRow[]> | null = this.rows(query);
     while (query && next) {
       const rows: DocumentRow[] = await next;
+      if (rows.length > 0) perRow = Math.max(perRow, textCharacters(rows) / rows.length);
       const last = rows[rows.length - 1];
-      query = last && rows.length === query.limit ? { ...query, limit: pageSize, after: { id: last.id, value: last.sortValue } } : null;
+      // A first page's offset (a window's start) is behind the page after it.
+      query = last && rows.length === query.limit ? { ...query, offset: 0, limit: pageSize, after: { id: last.id, value: last.sortValue } } : null;
       next = null;
       // Where the database reads beside this thread, the next page is read while the evaluator
       // works on this one (memory then holds two pages).
@@ -355,13 +371,16 @@ export class ScanExecution {
    * The window [start, end) of the filtered documents in the request's order, or null when the
    * index cannot follow that order exactly (the evaluator then orders all candidates).
    */
-  private async window(where: DocumentCondition, select: DocumentSelection, { start, end }: { start: number; end: number }): Promise<unknown[] | null> {
+  private async window(where: DocumentCondition, select: DocumentSelection, { start, end }: { start: number; end: number }, pageSize: number): Promise<unknown[] | null> {
+    // A window of whole documents is read a page at a time too: [0...2000] of 200 KB documents
+    // was 400 MB in one statement. One of FIRST_DOCUMENTS or fewer is still one statement.
+    const read = (query: DocumentQuery) => (select.kind === 'content' ? this.inPages(query, pageSize) : this.rows(query));
     let terms = this.request.order ?? [];
     // Ties keep dataset order, so a last `_id` ascending term changes nothing.
     if (terms.length > 1 && isIdTerm(terms[terms.length - 1]!.path) && !terms[terms.length - 1]!.descending) terms = terms.slice(0, -1);
     if (terms.length === 0 || (terms.length === 1 && isIdTerm(terms[0]!.path))) {
       const order: DocumentOrder = { kind: 'id', descending: terms[0]?.descending ?? false };
-      const rows = await this.rows({ where, order, offset: start, limit: end - start, select });
+      const rows = await read({ where, order, offset: start, limit: end - start, select });
       // Documents that are the query's result as they are need no parsing: their text is written.
       if (this.request.verbatim && this.context.verbatim && select.kind === 'content') return rows.map((row) => verbatimDocument(row.content));
       return this.documents(rows, select);
@@ -377,7 +396,7 @@ export class ScanExecution {
     const ranked: DocumentQuery = { where, order: { kind: 'value', path: key, descending }, offset: 0, limit: null, select };
     const [first, second] = descending ? [unranked, ranked] : [ranked, unranked];
     const none = (query: DocumentQuery) => query === unranked && unrankedWhere.kind === 'none';
-    const head = none(first) ? [] : await this.rows({ ...first, offset: start, limit: end - start });
+    const head = none(first) ? [] : await read({ ...first, offset: start, limit: end - start });
     let rows = head;
     if (head.length < end - start) {
       // The first part ended inside the window (or before it: then its length is counted).
@@ -387,7 +406,7 @@ export class ScanExecution {
         firstLength = 'count' in counted ? counted.count : 0;
       }
       const from = Math.max(start, firstLength);
-      rows = [...head, ...(none(second) ? [] : await this.rows({ ...second, offset: from - firstLength, limit: end - from }))];
+      rows = [...head, ...(none(second) ? [] : await read({ ...second, offset: from - firstLength, limit: end - from }))];
     }
     const documents = await this.documents(rows, select);
     // The index orders strings by code point and GROQ by UTF-16 unit: both agree unless a key
@@ -451,6 +470,22 @@ interface ValueWalk {
 }
 
 /** The first page of a walk's value rows, in value order. */
+/** Whole documents in a scan's first page, before their size is known. */
+const FIRST_DOCUMENTS = 32;
+
+/** Characters of documents (read as text) a page after the first holds, about. */
+const PAGE_TEXT = 8 * 1024 * 1024;
+
+/**
+ * Characters of the whole documents among `rows`: of their text, or where they came parsed, their
+ * stored size (compressed on PostgreSQL, so it counts less than they hold).
+ */
+function textCharacters(rows: readonly DocumentRow[]): number {
+  let characters = 0;
+  for (const row of rows) characters += typeof row.content === 'string' ? row.content.length : (row.contentBytes ?? 0);
+  return characters;
+}
+
 function walkQuery({ path, onIds }: ValueWalk, select: DocumentSelection, limit: number | null): DocumentQuery {
   return { where: and([{ kind: 'value', path }, ...onIds]), order: { kind: 'value', path, descending: false }, offset: 0, limit, select };
 }

@@ -1,5 +1,6 @@
 import { PENDING, requestKey, type DocumentSource, type FieldPath, type NumberSummary, type ScanAnswer, type ScanRequest } from '../../../groq/index.ts';
 import type { PlannerReads, Store } from '../../store.ts';
+import type { StoredDocument } from '../../records.ts';
 import type { StatementCounter } from '../../sql.ts';
 import { ConditionTranslator } from './constraint-conditions.ts';
 import { IndexBatcher } from './index-batcher.ts';
@@ -11,7 +12,10 @@ const PAGE_SIZES = { documents: 1000, values: 10_000 };
 /** The most documents a source holds at once, and what holding more does (throws: the caller's budget). */
 export interface DocumentLimit {
   documents: number;
-  exceeded(documents: number): never;
+  /** The most characters of documents read as text (SQLite's, and verbatim ones) it holds at once: a few large documents are many small ones. */
+  textCharacters: number;
+  /** `held`: what it would hold, in words ("10001 or more documents"). */
+  exceeded(held: string): never;
 }
 
 export interface SourceOptions {
@@ -104,7 +108,7 @@ export class StoreDocumentSource implements DocumentSource {
     }
     if (this.wantAll && !this.all) work.push(this.loadAll());
     await Promise.all(work);
-    if (this.limit && this.held() > this.limit.documents) this.limit.exceeded(this.held());
+    if (this.limit && this.held() > this.limit.documents) this.limit.exceeded(`${this.held()} or more documents`);
   }
 
   /** Documents held for this query (or page): scan answers, dereferences, the whole dataset. */
@@ -200,9 +204,13 @@ export class StoreDocumentSource implements DocumentSource {
 
   private async loadAll(): Promise<void> {
     const all: unknown[] = [];
-    for await (const document of this.reads.documents.scan(this.projectId, this.dataset)) {
+    let characters = 0;
+    for await (const text of this.reads.documents.scanText(this.projectId, this.dataset)) {
+      characters += text.length;
+      if (this.limit && characters > this.limit.textCharacters) this.limit.exceeded(`${characters} or more characters of documents`);
+      const document = JSON.parse(text) as StoredDocument;
       all.push(document);
-      if (this.limit && all.length > this.limit.documents) this.limit.exceeded(all.length);
+      if (this.limit && all.length > this.limit.documents) this.limit.exceeded(`${all.length} or more documents`);
       if (!this.byId.has(document._id)) this.byId.set(document._id, document);
     }
     this.all = all;

@@ -19,6 +19,8 @@ export interface RawRow {
   id: string;
   type?: string;
   content?: unknown;
+  /** With whole documents that do not come as text: their stored size (IndexDialect.contentBytes). */
+  content_bytes?: number;
   sort_value?: string;
   n?: number;
   /** A sliced count's first statement: the id its slice ends at (QuerySlices). */
@@ -425,6 +427,7 @@ function columnsOf(
   // Ids alone (a slice's end, a window's ids) leave the type out, so that an index of ids is read alone.
   const idsAlone = select.kind === 'values' && !select.type && select.paths.length === 0;
   if (layout.joinsDocuments && !idsAlone) selected.push([raw('d.type'), 'type']);
+  if (select.kind === 'content' && dialect.contentBytes !== null) selected.push([raw(dialect.contentBytes), 'content_bytes']);
   if (select.kind !== 'values') selected.push([raw(dialect.content(select)), 'content']);
   else {
     select.paths.forEach((path, i) => {
@@ -447,6 +450,8 @@ function columnsOf(
 function windowThenContent(dialect: IndexDialect, scope: Scope, query: DocumentQuery, plan: IndexPlan): CompiledQuery {
   const ids = compileQuery(dialect, scope, { ...query, select: IDS_ALONE }, plan);
   const orderBy = `w.sort_value${query.order.descending ? ' DESC' : ''}, w.id`;
-  const statement = sql`SELECT d.id AS id, d.type AS type, ${raw(dialect.content(query.select))} AS content, w.sort_value AS sort_value FROM (${ids.statement}) w CROSS JOIN documents d WHERE d.project_id = ${scope.projectId} AND d.dataset = ${scope.dataset} AND d.id = w.id ORDER BY ${raw(orderBy)}`;
-  return { statement, columns: ['id', 'type', 'content', 'sort_value'], resultOrder: ids.resultOrder, valueColumns: [] };
+  const bytes = query.select.kind === 'content' && dialect.contentBytes !== null ? `${dialect.contentBytes} AS content_bytes, ` : '';
+  const statement = sql`SELECT d.id AS id, d.type AS type, ${raw(bytes)}${raw(dialect.content(query.select))} AS content, w.sort_value AS sort_value FROM (${ids.statement}) w CROSS JOIN documents d WHERE d.project_id = ${scope.projectId} AND d.dataset = ${scope.dataset} AND d.id = w.id ORDER BY ${raw(orderBy)}`;
+  const columns = ['id', 'type', ...(bytes ? ['content_bytes'] : []), 'content', 'sort_value'];
+  return { statement, columns, resultOrder: ids.resultOrder, valueColumns: [] };
 }
