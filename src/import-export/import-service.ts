@@ -17,8 +17,13 @@ export interface ImportResult {
   errors: { line: number; error: string }[];
 }
 
-/** Documents are written a batch at a time, so memory holds one batch whatever the import's size. */
+/**
+ * Documents are written a batch at a time, so memory holds one batch whatever the import's size:
+ * BATCH documents, or fewer once their lines come to BATCH_TEXT characters (500 documents of
+ * 1 MB would be half a gigabyte, twice over with the batch being written).
+ */
 const BATCH = 500;
+const BATCH_TEXT = 8 * 1024 * 1024;
 /** At most this many line errors are reported (the counts stay exact). */
 const MAX_REPORTED_ERRORS = 1000;
 const SYSTEM_PREFIXES = ['system.', '_.'];
@@ -72,6 +77,7 @@ export class ImportService {
       // Writers of the dataset's documents wait while the import runs (docs/decisions.md, Export and import).
       await tx.documents.lockDataset(project.id, dataset);
       let batch: Parsed[] = [];
+      let batchText = 0;
       // One batch is written while the next is read and parsed (on PostgreSQL the database works
       // while this process parses); never more than one write is in flight.
       let writing: Promise<void> = Promise.resolve();
@@ -94,10 +100,12 @@ export class ImportService {
             continue;
           }
           batch.push({ line, document: parsed });
-          if (batch.length >= BATCH) {
+          batchText += text.length;
+          if (batch.length >= BATCH || batchText >= BATCH_TEXT) {
             await writing;
             write(batch);
             batch = [];
+            batchText = 0;
           }
         }
         await writing;

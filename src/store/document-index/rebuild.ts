@@ -1,6 +1,8 @@
 import { binaryJsonColumn, jsonColumn, type Database } from '../sql.ts';
 import type { StoredDocument } from '../records.ts';
 import { DocumentIndexWriter } from './index-writer.ts';
+import { sqlDialect } from '../dialects/dialect.ts';
+import { leadingWithin } from '../stored-size-pages.ts';
 
 /**
  * The version of what the index rows hold (entries.ts, values.ts). Changing either means bumping
@@ -23,13 +25,24 @@ export async function rebuildDocumentIndexIfStale(db: Database): Promise<boolean
     if ((await tx.get<{ value: string }>(`${versionSql}${tx.lockClause}`))?.value === DOCUMENT_INDEX_VERSION) return false;
     for (const table of ['document_values', 'document_entries', 'document_references', 'document_shapes']) await tx.run(`DELETE FROM ${table}`);
     const writer = new DocumentIndexWriter(tx);
+    const dialect = sqlDialect(tx.dialect);
     let after = ['', '', ''];
     for (;;) {
-      const rows = await tx.all<{ project_id: string; dataset: string; id: string; content: unknown }>(
-        `SELECT project_id, dataset, id, ${binaryJsonColumn(tx.dialect, 'content')} AS content FROM documents WHERE (project_id, dataset, id) > (?, ?, ?)
+      // A page's extent from the documents' stored sizes, then their contents (stored-size-pages.ts).
+      const sizes = await tx.all<{ project_id: string; dataset: string; id: string; bytes: number }>(
+        `SELECT project_id, dataset, id, ${dialect.binaryJsonStoredBytes('content')} AS bytes FROM documents WHERE (project_id, dataset, id) > (?, ?, ?)
          ORDER BY project_id, dataset, id LIMIT ${PAGE}`,
         after,
       );
+      const kept = leadingWithin(sizes, dialect.pageStoredBytes);
+      const last = sizes[kept - 1];
+      const rows = last
+        ? await tx.all<{ project_id: string; dataset: string; id: string; content: unknown }>(
+            `SELECT project_id, dataset, id, ${binaryJsonColumn(tx.dialect, 'content')} AS content FROM documents
+             WHERE (project_id, dataset, id) > (?, ?, ?) AND (project_id, dataset, id) <= (?, ?, ?) ORDER BY project_id, dataset, id`,
+            [...after, last.project_id, last.dataset, last.id],
+          )
+        : [];
       for (let start = 0; start < rows.length; ) {
         const { project_id: projectId, dataset } = rows[start]!;
         let end = start;
@@ -38,8 +51,7 @@ export async function rebuildDocumentIndexIfStale(db: Database): Promise<boolean
         await writer.replace(projectId, dataset, rows.slice(start, end).map((row) => jsonColumn<StoredDocument>(row.content)), { deferExpansion: true });
         start = end;
       }
-      if (rows.length < PAGE) break;
-      const last = rows[rows.length - 1]!;
+      if (!last || (kept === sizes.length && sizes.length < PAGE)) break;
       after = [last.project_id, last.dataset, last.id];
     }
     await writer.completeDeferred();

@@ -1,4 +1,5 @@
 import { sqlDialect } from '../dialects/dialect.ts';
+import { leadingWithin } from '../stored-size-pages.ts';
 import { binaryJsonColumn, binaryJsonParam, binaryJsonText, jsonColumn, type SqlExecutor } from '../sql.ts';
 import type { StoredDocument } from '../records.ts';
 import { jsonText } from '../serialize.ts';
@@ -199,16 +200,6 @@ export class DocumentRepository {
     return Object.fromEntries(rows.map((row) => [row.type, Number(row.n)]));
   }
 
-}
-
-/** How many of `rows`, from the first, fit in `budget` bytes together: at least one, if there is one. */
-function leadingWithin(rows: readonly { bytes: number }[], budget: number): number {
-  let total = 0;
-  for (let i = 0; i < rows.length; i++) {
-    total += Number(rows[i]!.bytes);
-    if (total > budget && i > 0) return i;
-  }
-  return rows.length;
 }
 
 /** Locks per dataset: an import holds them all, and a write the ones of its documents. */
