@@ -36,7 +36,7 @@ export interface SqlDialect {
    * text's length on SQLite; compressed, so smaller, on PostgreSQL (its pageStoredBytes allows for that).
    */
   binaryJsonStoredBytes(column: string): string;
-  /** How many stored bytes (binaryJsonStoredBytes) of documents one page of a scan may hold: a few MB of text. */
+  /** How many stored bytes (binaryJsonStoredBytes) of documents one page of a scan may hold: a few MB. */
   readonly pageStoredBytes: number;
   /** SELECT `columns`, `seq` and `commit_order` (as text) of a log's rows after `position`, oldest first. */
   logAfter(table: string, columns: string, position: LogPosition, limit: number): Sql;

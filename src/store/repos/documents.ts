@@ -147,8 +147,22 @@ export class DocumentRepository {
       filter.drafts === false ? `AND substr(id, 1, ${DRAFT_PREFIX.length}) <> ?` : ''
     }`;
     const params = (after: string) => [projectId, dataset, after, ...types, ...(filter.drafts === false ? [DRAFT_PREFIX] : [])];
-    // A page's extent comes from the documents' stored sizes (read without their contents), then its contents.
-    const page = async (after: string): Promise<{ texts: string[]; last: string | undefined; more: boolean }> => {
+    // A page's extent comes from the documents' stored sizes, read without their contents. Where the
+    // database is a round trip away, in the statement that reads the contents: a running sum over
+    // the candidates, only the rows within it converted to text (a statement of sizes first made
+    // PostgreSQL's exports a third slower). On the thread, sizes first, then the contents.
+    const inOneStatement = async (after: string): Promise<{ texts: string[]; last: string | undefined; more: boolean }> => {
+      const rows = await this.db.all<{ id: string; content: string; candidates: number }>(
+        `SELECT id, ${binaryJsonText(this.db.dialect, 'content')} AS content, candidates FROM (
+           SELECT id, content, own, SUM(own) OVER (ORDER BY id ROWS UNBOUNDED PRECEDING) AS upto, COUNT(*) OVER () AS candidates
+           FROM (SELECT id, content, ${dialect.binaryJsonStoredBytes('content')} AS own FROM documents WHERE ${where} ORDER BY id LIMIT ?) candidates
+         ) sized WHERE upto - own < ? ORDER BY id`,
+        [...params(after), pageSize, dialect.pageStoredBytes],
+      );
+      const candidates = Number(rows[0]?.candidates ?? 0);
+      return { texts: rows.map((row) => row.content), last: rows[rows.length - 1]?.id, more: rows.length < candidates || candidates === pageSize };
+    };
+    const afterSizes = async (after: string): Promise<{ texts: string[]; last: string | undefined; more: boolean }> => {
       const sizes = await this.db.all<{ id: string; bytes: number }>(
         `SELECT id, ${dialect.binaryJsonStoredBytes('content')} AS bytes FROM documents WHERE ${where} ORDER BY id LIMIT ?`,
         [...params(after), pageSize],
@@ -161,6 +175,7 @@ export class DocumentRepository {
           : await this.db.all<{ content: string }>(`SELECT ${binaryJsonText(this.db.dialect, 'content')} AS content FROM documents WHERE ${where} AND id <= ? ORDER BY id`, [...params(after), last]);
       return { texts: rows.map((row) => row.content), last, more: kept < sizes.length || sizes.length === pageSize };
     };
+    const page = dialect.readsOffThread ? inOneStatement : afterSizes;
     // The next page is read while the consumer takes this one: on PostgreSQL the server produces
     // it (jsonb to text is most of an export's cost there) while we write; memory holds two pages.
     let next = page('');
