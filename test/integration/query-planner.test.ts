@@ -177,6 +177,10 @@ describe(`query planner on the store (${testEngine})`, () => {
     const lookup = await explain('*[_type == "post" && rank == 28][0]{_id, rank}', undefined, 'imported');
     expect(lookup.result).toEqual({ _id: 'i28', rank: 28 });
     expect(lookup.plan!.statements).toBe(1);
+    // Whole too: nothing is read ahead past the one document (on PostgreSQL it was a second statement).
+    const whole = await explain('*[_type == "post" && rank == 28][0]', undefined, 'imported');
+    expect((whole.result as { _id: string })._id).toBe('i28');
+    expect(whole.plan!.statements).toBe(1);
     const two = await explain('*[_type == "post" && rank >= 28][0...2]{_id, rank}', undefined, 'imported');
     expect(two.result).toEqual([
       { _id: 'i28', rank: 28 },

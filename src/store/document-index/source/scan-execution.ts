@@ -189,7 +189,7 @@ export class ScanExecution {
     const wanted = query.limit ?? Infinity;
     const limit = this.context.limit;
     let characters = 0;
-    for await (const page of this.rowPages({ ...query, limit: Math.min(pageSize, wanted) }, pageSize)) {
+    for await (const page of this.rowPages({ ...query, limit: Math.min(pageSize, wanted) }, pageSize, undefined, wanted)) {
       for (const row of page) rows.push(row);
       characters += textCharacters(page);
       if (limit && characters > limit.textCharacters) limit.exceeded(`${characters} or more characters of documents`);
@@ -303,25 +303,29 @@ export class ScanExecution {
 
   /**
    * The rows of `first` and of each query after its last row, a page at a time, until a page is not
-   * full. `cap`: the most rows a page after the first may hold, asked as it is requested.
+   * full, or `total` rows have been read. `cap`: the most rows a page after the first may hold,
+   * asked as it is requested.
    */
-  private async *rowPages(first: DocumentQuery, pageSize: number, cap?: () => number): AsyncGenerator<DocumentRow[]> {
+  private async *rowPages(first: DocumentQuery, pageSize: number, cap?: () => number, total = Infinity): AsyncGenerator<DocumentRow[]> {
     // Whole documents are read a few first, as their size is not known: a page of a thousand
     // 200 KB documents was 200 MB at once. After, a page holds about PAGE_TEXT characters at the
     // largest size per document seen so far.
     let perRow = 0;
     const sized = (query: DocumentQuery): DocumentQuery => {
       const fitting = perRow === 0 ? pageSize : Math.floor(PAGE_TEXT / perRow);
-      return { ...query, limit: Math.max(1, Math.min(pageSize, fitting, cap ? cap() : pageSize)) };
+      return { ...query, limit: Math.max(1, Math.min(pageSize, fitting, cap ? cap() : pageSize, total - read)) };
     };
+    let read = 0;
     let query: DocumentQuery | null = first.select.kind === 'content' ? { ...first, limit: Math.min(first.limit ?? FIRST_DOCUMENTS, FIRST_DOCUMENTS) } : first;
     let next: Promise<DocumentRow[]> | null = this.rows(query);
     while (query && next) {
       const rows: DocumentRow[] = await next;
+      read += rows.length;
       if (rows.length > 0) perRow = Math.max(perRow, textCharacters(rows) / rows.length);
       const last = rows[rows.length - 1];
-      // A first page's offset (a window's start) is behind the page after it.
-      query = last && rows.length === query.limit ? { ...query, offset: 0, limit: pageSize, after: { id: last.id, value: last.sortValue } } : null;
+      // A first page's offset (a window's start) is behind the page after it. Nothing is read
+      // ahead past what the caller wants (a lookup's one document was a second round trip).
+      query = last && rows.length === query.limit && read < total ? { ...query, offset: 0, limit: pageSize, after: { id: last.id, value: last.sortValue } } : null;
       next = null;
       // Where the database reads beside this thread, the next page is read while the evaluator
       // works on this one (memory then holds two pages).
