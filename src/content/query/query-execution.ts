@@ -4,6 +4,9 @@ import { withPerspective } from './perspective-source.ts';
 import type { Perspective } from './perspectives.ts';
 import { mainThreadText, MoveToWorker } from './query-budget.ts';
 
+/** Read once: the heap's limit is set at start (getHeapStatistics() on every query was work on the lookup's path). */
+const MAIN_THREAD_TEXT = mainThreadText();
+
 /** What a query runs on and with: the same on the main thread and in a query worker. */
 export interface QueryJob {
   projectId: string;
@@ -31,12 +34,11 @@ export function runQueryOn(
   },
 ): QueryRun {
   const max = options.maxDocuments;
-  const textCharacters = mainThreadText();
   const exceeded = (held: string): never => {
-    throw new MoveToWorker(`it reads ${held} at once (a main-thread query holds at most ${max} documents, and ${textCharacters} characters of them)`);
+    throw new MoveToWorker(`it reads ${held} at once (a main-thread query holds at most ${max} documents, and ${MAIN_THREAD_TEXT} characters of them)`);
   };
   const source = new StoreDocumentSource(store, job.projectId, job.dataset, {
-    ...(max === undefined ? {} : { limit: { documents: max, textCharacters, exceeded } }),
+    ...(max === undefined ? {} : { limit: { documents: max, textCharacters: MAIN_THREAD_TEXT, exceeded } }),
     verbatim: options.verbatim ?? false,
   });
   const output = execute(prepared, {

@@ -155,7 +155,7 @@ export class DocumentRepository {
       const rows = await this.db.all<{ id: string; content: string; candidates: number }>(
         `SELECT id, ${binaryJsonText(this.db.dialect, 'content')} AS content, candidates FROM (
            SELECT id, content, own, SUM(own) OVER (ORDER BY id ROWS UNBOUNDED PRECEDING) AS upto, COUNT(*) OVER () AS candidates
-           FROM (SELECT id, content, ${dialect.binaryJsonStoredBytes('content')} AS own FROM documents WHERE ${where} ORDER BY id LIMIT ?) candidates
+           FROM (SELECT id, content, ${dialect.binaryJsonStoredBytes('content')} AS own FROM documents WHERE ${where} ORDER BY id LIMIT ?) page_rows
          ) sized WHERE upto - own < ? ORDER BY id`,
         [...params(after), pageSize, dialect.pageStoredBytes],
       );
