@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { Repositories, Store } from '../store/index.ts';
+import type { Repositories, ScheduleRecord, Store } from '../store/index.ts';
 import { requireProjectRole } from '../access/access-control.ts';
 import { AppError } from '../errors.ts';
 import { principalOfActor } from './actor.ts';
@@ -23,10 +23,26 @@ async function mayStillPublish(tx: Repositories, projectId: string, dataset: str
   }
 }
 
+/** What became of one due schedule when the scheduler came to it. */
+type Firing =
+  | { kind: 'published' }
+  | { kind: 'dropped'; reason: 'draft gone' | 'no longer may publish' }
+  /** Its dataset was removed from the project: kept, and fired if the dataset is added again. */
+  | { kind: 'held' }
+  /** Fired by another instance, cancelled or moved since it was read. */
+  | { kind: 'gone' };
+
+/** Due schedules read at a time. */
+const PAGE = 100;
+
+const keyOf = (schedule: ScheduleRecord): string => JSON.stringify([schedule.projectId, schedule.dataset, schedule.documentId]);
+
 /**
  * Publishes due drafts. Schedules live in the database, so they survive restarts; each one is
  * claimed in its own transaction (FOR UPDATE SKIP LOCKED on PostgreSQL), so with several
- * instances a schedule fires once. A schedule whose draft is gone is dropped.
+ * instances a schedule fires once. A schedule whose draft is gone is dropped. A pass walks every
+ * due schedule in time order: one that fails, or waits for its dataset, does not hold back the
+ * ones after it; it is tried again at the next pass.
  */
 export class Scheduler {
   private readonly store: Store;
@@ -35,6 +51,8 @@ export class Scheduler {
   private readonly now: () => Date;
   private timer: NodeJS.Timeout | undefined;
   private running: Promise<number> | undefined;
+  /** The error of each schedule that failed at its last try, so that a lasting fault is logged once. */
+  private readonly failing = new Map<string, string>();
 
   constructor(store: Store, intervalMs: number, log: Logger, now: () => Date = () => new Date()) {
     this.store = store;
@@ -55,7 +73,7 @@ export class Scheduler {
     await this.running;
   }
 
-  /** One pass: publishes every due schedule; resolves to how many fired. Ticks never overlap. */
+  /** One pass: publishes every due schedule it can; resolves to how many fired. Passes never overlap. */
   tick(): Promise<number> {
     this.running ??= this.runDue().finally(() => {
       this.running = undefined;
@@ -64,42 +82,75 @@ export class Scheduler {
   }
 
   private async runDue(): Promise<number> {
+    const now = this.now();
     let fired = 0;
+    let after: ScheduleRecord | undefined;
+    const seen = new Set<string>();
     try {
-      while (await this.fireOne()) fired++;
+      for (;;) {
+        const page = await this.store.schedules.due(now.toISOString(), after, PAGE);
+        for (const schedule of page) {
+          seen.add(keyOf(schedule));
+          if (await this.tryFiring(schedule, now)) fired++;
+        }
+        if (page.length < PAGE) break;
+        after = page.at(-1);
+      }
+      // Forget the failures of schedules cancelled or moved since.
+      for (const key of this.failing.keys()) if (!seen.has(key)) this.failing.delete(key);
+      return fired;
     } catch (error) {
-      this.log.error({ err: error }, 'scheduled publishing failed; retrying at the next tick');
+      this.log.error({ err: error }, 'reading due schedules failed; retrying at the next pass');
+      return fired;
     }
-    return fired;
   }
 
   /**
-   * Fires the earliest due schedule; false when none is due. The document lock is taken before the
-   * schedule row, in the same order as publish and schedule requests, so they cannot deadlock.
+   * Fires one schedule; true when it published. A failure is logged (once while it lasts) and
+   * leaves the schedule for the next pass.
    */
-  private async fireOne(): Promise<boolean> {
-    const now = this.now();
-    const candidate = await this.store.schedules.nextDue(now.toISOString());
-    if (!candidate) return false;
+  private async tryFiring(schedule: ScheduleRecord, now: Date): Promise<boolean> {
+    const key = keyOf(schedule);
+    const { documentId, dataset } = schedule;
+    try {
+      const firing = await this.fire(schedule, now);
+      this.failing.delete(key);
+      if (firing.kind === 'published') this.log.info({ documentId, dataset }, 'scheduled publish');
+      if (firing.kind === 'dropped') this.log.warn({ documentId, dataset, scheduledBy: schedule.createdBy }, `schedule dropped: ${firing.reason}`);
+      return firing.kind === 'published';
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      if (this.failing.get(key) !== message) {
+        this.log.error({ err: error, documentId, dataset }, 'scheduled publish failed; it is tried again at each pass');
+      }
+      this.failing.set(key, message);
+      return false;
+    }
+  }
+
+  /**
+   * Fires one due schedule in its own transaction. The document lock is taken before the schedule
+   * row, in the same order as publish and schedule requests, so they cannot deadlock.
+   */
+  private fire(candidate: ScheduleRecord, now: Date): Promise<Firing> {
     const { projectId, dataset, documentId } = candidate;
-    await this.store.transaction(async (tx) => {
+    return this.store.transaction(async (tx): Promise<Firing> => {
       await tx.documents.lock(projectId, dataset, [documentId]);
       const due = await tx.schedules.claim(projectId, dataset, documentId, now.toISOString());
-      if (!due) return; // fired by another instance, cancelled or moved meanwhile
+      if (!due) return { kind: 'gone' };
+      const project = await tx.projects.findById(projectId);
+      if (project && !project.datasets.includes(dataset)) return { kind: 'held' };
       if (!(await tx.documents.get(projectId, dataset, draftIdOf(documentId)))) {
         await tx.schedules.clear(projectId, dataset, documentId);
-        this.log.warn({ documentId, dataset }, 'scheduled draft no longer exists; schedule dropped');
-        return;
+        return { kind: 'dropped', reason: 'draft gone' };
       }
       // A schedule publishes with its author's rights as they are when it fires, not as they were.
       if (!(await mayStillPublish(tx, projectId, dataset, due.createdBy))) {
         await tx.schedules.clear(projectId, dataset, documentId);
-        this.log.warn({ documentId, dataset, scheduledBy: due.createdBy }, 'whoever scheduled this publish may no longer publish here; schedule dropped');
-        return;
+        return { kind: 'dropped', reason: 'no longer may publish' };
       }
       await withChangeSet(tx, { projectId, dataset, actorId: due.createdBy, now }, (changes) => publishIn(changes, documentId));
-      this.log.info({ documentId, dataset }, 'scheduled publish');
+      return { kind: 'published' };
     });
-    return true;
   }
 }

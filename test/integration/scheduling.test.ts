@@ -4,6 +4,9 @@ import { createProject } from '../helpers/fixtures.ts';
 import { dataClient, ok, outboxEvents } from '../helpers/content.ts';
 import { createTestDatabase, testEngine } from '../helpers/engine.ts';
 import { eventually } from '../helpers/eventually.ts';
+import { withFailingInsert } from '../helpers/failing-insert.ts';
+import { memoryLog } from '../helpers/memory-log.ts';
+import { createLogger } from '../../src/logging.ts';
 
 const FAST = { SCHEDULER_INTERVAL_MS: '50' };
 
@@ -108,5 +111,54 @@ describe(`scheduled publishing (${testEngine})`, () => {
     } finally {
       for (const [index, instance] of instances.entries()) await instance.close({ keepDatabase: index < instances.length - 1 });
     }
+  });
+
+  describe('a schedule that cannot fire yet', () => {
+    const log = memoryLog();
+    const app = useTestApp({}, { log: createLogger('info', log.stream) });
+    const ago = (ms: number) => new Date(Date.now() - ms).toISOString();
+
+    it('does not hold back the schedules due after it, is tried again at each pass and logged once', async () => {
+      const data = dataClient(app, app.admin, (await createProject(app, app.admin)).slug);
+      ok(await data.mutate(['doomed', 'next-1', 'next-2'].map((id) => ({ create: { _id: `drafts.${id}`, _type: 'post', title: id } }))));
+      ok(await data.schedule('doomed', ago(3000)));
+      ok(await data.schedule('next-1', ago(2000)));
+      ok(await data.schedule('next-2', ago(1000)));
+      const failures = () => log.lines.filter((line) => line.msg === 'scheduled publish failed; it is tried again at each pass');
+      await withFailingInsert(app, 'doomed', async () => {
+        expect(await app.services.scheduler.tick()).toBe(2);
+        expect(await app.services.scheduler.tick()).toBe(0);
+      });
+      expect(ok(await data.doc('next-1')).title).toBe('next-1');
+      expect(ok(await data.doc('next-2')).title).toBe('next-2');
+      expect(failures()).toHaveLength(1);
+      expect((failures()[0]!.err as { message: string }).message).toContain('storage refused');
+      // The fault is gone: the schedule it kept fires at the next pass.
+      expect(ok(await data.getSchedule('doomed')).scheduledAt).not.toBeNull();
+      expect(await app.services.scheduler.tick()).toBe(1);
+      expect(ok(await data.doc('doomed')).title).toBe('doomed');
+    });
+
+    it('waits while its dataset is removed from the project, and fires once the dataset is back', async () => {
+      const project = await createProject(app, app.admin, ['production', 'staging']);
+      const staging = dataClient(app, app.admin, project.slug, 'staging');
+      const production = dataClient(app, app.admin, project.slug);
+      ok(await staging.mutate([{ create: { _id: 'drafts.held', _type: 'post' } }]));
+      ok(await production.mutate([{ create: { _id: 'drafts.after', _type: 'post' } }]));
+      ok(await staging.schedule('held', ago(2000)));
+      ok(await production.schedule('after', ago(1000)));
+      const setDatasets = async (datasets: string[]) =>
+        ok(await app.request('PUT', `/api/v1/projects/${project.slug}`, { token: app.admin, body: { datasets } }));
+
+      await setDatasets(['production']);
+      expect(await app.services.scheduler.tick()).toBe(1);
+      expect((await production.doc('after')).status).toBe(200);
+
+      await setDatasets(['production', 'staging']);
+      expect((await staging.doc('held')).status).toBe(404);
+      expect(ok(await staging.getSchedule('held')).scheduledAt).not.toBeNull();
+      expect(await app.services.scheduler.tick()).toBe(1);
+      expect((await staging.doc('held')).status).toBe(200);
+    });
   });
 });

@@ -57,12 +57,19 @@ export class ScheduleRepository {
     return changed === 1;
   }
 
-  /** The earliest due schedule, without locking it. */
-  async nextDue(now: string): Promise<ScheduleRecord | undefined> {
-    const row = await this.db.get<ScheduleRow>(`SELECT ${COLUMNS} FROM schedules WHERE scheduled_at <= ? ORDER BY scheduled_at LIMIT 1`, [
-      now,
-    ]);
-    return row && toRecord(row);
+  /**
+   * Due schedules in firing order (time, then key), the first `limit` after `after`, without
+   * locking them: the scheduler walks past one it cannot fire yet instead of reading it again.
+   */
+  async due(now: string, after: ScheduleRecord | undefined, limit: number): Promise<ScheduleRecord[]> {
+    const past = after === undefined ? '' : ' AND (scheduled_at, project_id, dataset, document_id) > (?, ?, ?, ?)';
+    const keys = after === undefined ? [] : [after.scheduledAt, after.projectId, after.dataset, after.documentId];
+    const rows = await this.db.all<ScheduleRow>(
+      `SELECT ${COLUMNS} FROM schedules WHERE scheduled_at <= ?${past}
+       ORDER BY scheduled_at, project_id, dataset, document_id LIMIT ?`,
+      [now, ...keys, limit],
+    );
+    return rows.map(toRecord);
   }
 
   /**
