@@ -65,18 +65,14 @@ export class CorsService {
     const project = await this.projects.administered(actor, projectRef);
     const origin = normalizeOrigin(input.origin);
     if (origin === undefined) throw badRequest(`origin must be a scheme, host and optional port, such as https://studio.example.com (got "${input.origin}")`);
-    const existing = await this.store.corsOrigins.listByProject(project.id);
-    const taken = () => conflict(`The origin ${origin} is already allowed in this project`);
-    if (existing.some((entry) => entry.origin === origin)) throw taken();
-    if (existing.length >= MAX_CORS_ORIGINS_PER_PROJECT) throw badRequest(`A project allows at most ${MAX_CORS_ORIGINS_PER_PROJECT} origins`);
     const entry: CorsOriginRecord = { id: randomUUID(), projectId: project.id, origin, allowCredentials: input.allowCredentials === true, createdAt: this.now().toISOString() };
-    try {
-      await this.store.corsOrigins.insert(entry);
-    } catch (error) {
-      // Two concurrent adds of one origin: the unique index decides.
-      if ((await this.store.corsOrigins.listByProject(project.id)).some((other) => other.origin === origin)) throw taken();
-      throw error;
-    }
+    // Concurrent adds to one project run one after the other, so neither the limit nor the unique origin can be raced past.
+    await this.store.transaction(async (tx) => {
+      const existing = await tx.corsOrigins.listHeld(project.id);
+      if (existing.some((other) => other.origin === origin)) throw conflict(`The origin ${origin} is already allowed in this project`);
+      if (existing.length >= MAX_CORS_ORIGINS_PER_PROJECT) throw badRequest(`A project allows at most ${MAX_CORS_ORIGINS_PER_PROJECT} origins`);
+      await tx.corsOrigins.insert(entry);
+    });
     this.policies.delete(origin);
     return view(entry);
   }

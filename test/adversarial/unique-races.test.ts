@@ -2,9 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { expectErrorBody, useTestApp, type ApiResponse } from '../helpers/test-app.ts';
 import { createProject, createUser } from '../helpers/fixtures.ts';
 import { testEngine } from '../helpers/engine.ts';
+import { MAX_CORS_ORIGINS_PER_PROJECT } from '../../src/projects/cors-service.ts';
 
 // Requests that race to take something only one may have (a slug, an email, an origin), or to
-// leave a rule broken (no admin left). A check before the write cannot decide alone: between
+// leave a rule broken (no admin left, more origins than a project may have). A check before the write cannot decide alone: between
 // check and write another request may pass the same check. Whoever loses gets a 409, never a 500,
 // and the rule still holds afterwards.
 const RACERS = 8;
@@ -46,6 +47,21 @@ describe(`requests racing for one name (${testEngine})`, () => {
     expect(won).toHaveLength(1);
     const listed = await app.request<unknown[]>('GET', `/api/v1/projects/${project.slug}/cors`, { token: app.admin });
     expect(listed.body).toHaveLength(1);
+  });
+
+  it('keeps a project within its origin limit when different origins are added at once', async () => {
+    const project = await createProject(app, app.admin);
+    const cors = `/api/v1/projects/${project.slug}/cors`;
+    for (let i = 0; i < MAX_CORS_ORIGINS_PER_PROJECT - 2; i++) {
+      expect((await app.request('POST', cors, { token: app.admin, body: { origin: `https://site-${i}.example.com` } })).status).toBe(201);
+    }
+    const answers = await Promise.all(
+      Array.from({ length: RACERS }, (_, i) => app.request('POST', cors, { token: app.admin, body: { origin: `https://late-${i}.example.com` } })),
+    );
+    expect(answers.filter((answer) => answer.status === 201)).toHaveLength(2);
+    for (const answer of answers.filter((answer) => answer.status !== 201)) expect(expectErrorBody(answer, 400).message).toContain('at most');
+    const listed = await app.request<unknown[]>('GET', cors, { token: app.admin });
+    expect(listed.body).toHaveLength(MAX_CORS_ORIGINS_PER_PROJECT);
   });
 
   it('keeps an admin when the admins demote each other at once', async () => {

@@ -56,11 +56,6 @@ export interface SqlDialect {
    * `{name, setting}`: run on the writing connection, whose settings they are on SQLite.
    */
   readonly durabilitySettings: string;
-  /**
-   * What a SELECT in a transaction ends with to keep the rows it read from changing until the
-   * transaction ends, so a rule checked on them still holds at commit.
-   */
-  readonly holdRowsRead: string;
 }
 
 const DIALECTS: Record<Dialect, SqlDialect> = { sqlite: sqliteDialect, postgres: postgresDialect };

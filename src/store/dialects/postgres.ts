@@ -25,7 +25,6 @@ export const postgresDialect: SqlDialect = {
         WHERE (commit_order, seq) > (${position.order}::xid8, ${position.seq}) AND commit_order >= pg_snapshot_xmin(pg_current_snapshot())) AS held`,
   logAtOrBefore: (position) => sql`(commit_order, seq) <= (${position.order}::xid8, ${position.seq})`,
   commitHorizon: () => 'SELECT pg_current_snapshot()::text AS horizon',
-  holdRowsRead: ' FOR UPDATE',
   logOrder: 'commit_order, seq',
   durabilitySettings: `SELECT name, setting FROM pg_settings WHERE name IN ('fsync', 'synchronous_commit', 'full_page_writes') ORDER BY name`,
 };

@@ -20,7 +20,5 @@ export const sqliteDialect: SqlDialect = {
   logAtOrBefore: (position) => sql`seq <= ${position.seq}`,
   commitHorizon: (table) => `SELECT CAST(COALESCE(MAX(seq), 0) AS TEXT) AS horizon FROM ${table}`,
   logOrder: 'seq',
-  // A write transaction runs alone on the one writer connection: nothing else changes what it read.
-  holdRowsRead: '',
   durabilitySettings: `SELECT 'synchronous' AS name, CASE synchronous WHEN 0 THEN 'off' WHEN 1 THEN 'normal' WHEN 2 THEN 'full' ELSE 'extra' END AS setting FROM pragma_synchronous()`,
 };

@@ -29,6 +29,15 @@ export class CorsOriginRepository {
     this.db = db;
   }
 
+  /**
+   * A project's origins, held in a transaction until it ends: another transaction that holds them
+   * waits, so a limit checked on them still holds at commit.
+   */
+  async listHeld(projectId: string): Promise<CorsOriginRecord[]> {
+    await this.db.lock([`cors-origins:${projectId}`]);
+    return this.listByProject(projectId);
+  }
+
   async insert(entry: CorsOriginRecord): Promise<void> {
     await this.db.run(`INSERT INTO cors_origins (${COLUMNS}) VALUES (?, ?, ?, ?, ?)`, [
       entry.id,

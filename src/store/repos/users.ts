@@ -1,4 +1,3 @@
-import { sqlDialect } from '../dialects/dialect.ts';
 import { jsonColumn, type SqlExecutor } from '../sql.ts';
 import type { ProjectAccessEntry, Role, UserRecord } from '../records.ts';
 
@@ -66,7 +65,7 @@ export class UserRepository {
 
   /** The ids of the admins, held in a transaction until it ends (a demotion checks that another admin stays). */
   async holdAdmins(): Promise<string[]> {
-    const rows = await this.db.all<{ id: string }>(`SELECT id FROM users WHERE role = 'admin'${sqlDialect(this.db.dialect).holdRowsRead}`);
+    const rows = await this.db.all<{ id: string }>(`SELECT id FROM users WHERE role = 'admin'${this.db.lockClause}`);
     return rows.map((row) => row.id);
   }
 
