@@ -32,12 +32,11 @@ export interface SqlDialect {
   /** A binary JSON column as JSON text (exports send it without parsing it). */
   binaryJsonText(column: string): string;
   /**
-   * The bytes a binary JSON column takes as stored, read without reading the value: about its
-   * text's length on SQLite; compressed, so smaller, on PostgreSQL (its pageStoredBytes allows for that).
+   * A row of `documents`: the length of its content's JSON text in bytes, read without reading the
+   * content (SQLite's binary JSON is about as long as its text; PostgreSQL keeps the length in a
+   * column, as its stored size is compressed).
    */
-  binaryJsonStoredBytes(column: string): string;
-  /** How many stored bytes (binaryJsonStoredBytes) of documents one page of a scan may hold: a few MB. */
-  readonly pageStoredBytes: number;
+  readonly documentTextBytes: string;
   /** SELECT `columns`, `seq` and `commit_order` (as text) of a log's rows after `position`, oldest first. */
   logAfter(table: string, columns: string, position: LogPosition, limit: number): Sql;
   /**

@@ -11,8 +11,7 @@ export const sqliteDialect: SqlDialect = {
   binaryJsonColumn: (column) => `json(${column})`,
   binaryJsonText: (column) => `json(${column})`,
   // SQLite reads a blob's length from its record's header, not its pages.
-  binaryJsonStoredBytes: (column) => `length(${column})`,
-  pageStoredBytes: 8 * 1024 * 1024,
+  documentTextBytes: 'length(content)',
   // One writer commits at a time: `seq` alone is commit order.
   logAfter: (table, columns, position, limit) =>
     sql`SELECT seq, CAST(commit_order AS TEXT) AS commit_order, ${raw(columns)} FROM ${raw(table)} WHERE seq > ${position.seq} ORDER BY seq LIMIT ${limit}`,

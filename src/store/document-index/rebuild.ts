@@ -2,7 +2,7 @@ import { binaryJsonColumn, jsonColumn, type Database } from '../sql.ts';
 import type { StoredDocument } from '../records.ts';
 import { DocumentIndexWriter } from './index-writer.ts';
 import { sqlDialect } from '../dialects/dialect.ts';
-import { leadingWithin } from '../stored-size-pages.ts';
+import { leadingWithin, PAGE_TEXT_BYTES } from '../stored-size-pages.ts';
 
 /**
  * The version of what the index rows hold (entries.ts, values.ts). Changing either means bumping
@@ -30,11 +30,11 @@ export async function rebuildDocumentIndexIfStale(db: Database): Promise<boolean
     for (;;) {
       // A page's extent from the documents' stored sizes, then their contents (stored-size-pages.ts).
       const sizes = await tx.all<{ project_id: string; dataset: string; id: string; bytes: number }>(
-        `SELECT project_id, dataset, id, ${dialect.binaryJsonStoredBytes('content')} AS bytes FROM documents WHERE (project_id, dataset, id) > (?, ?, ?)
+        `SELECT project_id, dataset, id, ${dialect.documentTextBytes} AS bytes FROM documents WHERE (project_id, dataset, id) > (?, ?, ?)
          ORDER BY project_id, dataset, id LIMIT ${PAGE}`,
         after,
       );
-      const kept = leadingWithin(sizes, dialect.pageStoredBytes);
+      const kept = leadingWithin(sizes, PAGE_TEXT_BYTES);
       const last = sizes[kept - 1];
       const rows = last
         ? await tx.all<{ project_id: string; dataset: string; id: string; content: unknown }>(

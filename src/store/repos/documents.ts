@@ -1,5 +1,5 @@
 import { sqlDialect } from '../dialects/dialect.ts';
-import { leadingWithin } from '../stored-size-pages.ts';
+import { leadingWithin, PAGE_TEXT_BYTES } from '../stored-size-pages.ts';
 import { binaryJsonColumn, binaryJsonParam, binaryJsonText, jsonColumn, type SqlExecutor } from '../sql.ts';
 import type { StoredDocument } from '../records.ts';
 import { jsonText } from '../serialize.ts';
@@ -130,8 +130,8 @@ export class DocumentRepository {
   /**
    * Documents as their stored JSON text, in id order, a page at a time (exports stream them
    * without parsing and re-serializing). `types` limits to those types; `drafts: false` leaves
-   * drafts out. A page holds at most `pageSize` documents and, past its first, at most the
-   * dialect's `pageStoredBytes` of them: a page of 2,000 documents of 200 KB each would be
+   * drafts out. A page holds at most `pageSize` documents and, past its first, at most
+   * PAGE_TEXT_BYTES of them: a page of 2,000 documents of 200 KB each would be
    * 400 MB of text, and two pages took the server past its heap limit.
    */
   async *scanText(
@@ -155,19 +155,19 @@ export class DocumentRepository {
       const rows = await this.db.all<{ id: string; content: string; candidates: number }>(
         `SELECT id, ${binaryJsonText(this.db.dialect, 'content')} AS content, candidates FROM (
            SELECT id, content, own, SUM(own) OVER (ORDER BY id ROWS UNBOUNDED PRECEDING) AS upto, COUNT(*) OVER () AS candidates
-           FROM (SELECT id, content, ${dialect.binaryJsonStoredBytes('content')} AS own FROM documents WHERE ${where} ORDER BY id LIMIT ?) page_rows
+           FROM (SELECT id, content, ${dialect.documentTextBytes} AS own FROM documents WHERE ${where} ORDER BY id LIMIT ?) page_rows
          ) sized WHERE upto - own < ? ORDER BY id`,
-        [...params(after), pageSize, dialect.pageStoredBytes],
+        [...params(after), pageSize, PAGE_TEXT_BYTES],
       );
       const candidates = Number(rows[0]?.candidates ?? 0);
       return { texts: rows.map((row) => row.content), last: rows[rows.length - 1]?.id, more: rows.length < candidates || candidates === pageSize };
     };
     const afterSizes = async (after: string): Promise<{ texts: string[]; last: string | undefined; more: boolean }> => {
       const sizes = await this.db.all<{ id: string; bytes: number }>(
-        `SELECT id, ${dialect.binaryJsonStoredBytes('content')} AS bytes FROM documents WHERE ${where} ORDER BY id LIMIT ?`,
+        `SELECT id, ${dialect.documentTextBytes} AS bytes FROM documents WHERE ${where} ORDER BY id LIMIT ?`,
         [...params(after), pageSize],
       );
-      const kept = leadingWithin(sizes, dialect.pageStoredBytes);
+      const kept = leadingWithin(sizes, PAGE_TEXT_BYTES);
       const last = kept === 0 ? undefined : sizes[kept - 1]!.id;
       const rows =
         last === undefined

@@ -17,8 +17,8 @@ export const postgresIndexDialect: IndexDialect = {
   // jsonb's text has the default collation; the index's order is that of "C".
   entryValue: (path) => sql`(e.vals->>(${path}::text)) COLLATE "C"`,
   position: (text, needle) => sql`strpos(${text}, ${needle})`,
-  // Compressed where PostgreSQL compressed it, so smaller than the parsed document it stands for.
-  contentBytes: 'pg_column_size(d.content)',
+  // The length of the document's text (migration 014), not its compressed size as stored.
+  contentBytes: 'd.content_bytes',
   content(select) {
     if (select.kind !== 'paths') return 'd.content';
     if (select.paths.length === 1) return `jsonb_build_array(${valueAtPath('d.content', select.paths[0]!)})`;

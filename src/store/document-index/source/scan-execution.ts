@@ -21,6 +21,7 @@ import {
 import { isIndexedPath, type ShapeInfo } from '../entries.ts';
 import { decodeScalar, isOrderSafeString } from '../values.ts';
 import { jsonColumn } from '../../sql.ts';
+import { PAGE_TEXT_BYTES } from '../../stored-size-pages.ts';
 import { BESIDES_IDS, holds } from '../sql/conditions.ts';
 import { ConditionTranslator, needsShapes } from './constraint-conditions.ts';
 import type { IndexBatcher } from './index-batcher.ts';
@@ -308,11 +309,11 @@ export class ScanExecution {
    */
   private async *rowPages(first: DocumentQuery, pageSize: number, cap?: () => number, total = Infinity): AsyncGenerator<DocumentRow[]> {
     // Whole documents are read a few first, as their size is not known: a page of a thousand
-    // 200 KB documents was 200 MB at once. After, a page holds about PAGE_TEXT characters at the
+    // 200 KB documents was 200 MB at once. After, a page holds about PAGE_TEXT_BYTES of text at the
     // largest size per document seen so far.
     let perRow = 0;
     const sized = (query: DocumentQuery): DocumentQuery => {
-      const fitting = perRow === 0 ? pageSize : Math.floor(PAGE_TEXT / perRow);
+      const fitting = perRow === 0 ? pageSize : Math.floor(PAGE_TEXT_BYTES / perRow);
       return { ...query, limit: Math.max(1, Math.min(pageSize, fitting, cap ? cap() : pageSize, total - read)) };
     };
     let read = 0;
@@ -477,12 +478,9 @@ interface ValueWalk {
 /** Whole documents in a scan's first page, before their size is known. */
 const FIRST_DOCUMENTS = 32;
 
-/** Characters of documents (read as text) a page after the first holds, about. */
-const PAGE_TEXT = 8 * 1024 * 1024;
-
 /**
- * Characters of the whole documents among `rows`: of their text, or where they came parsed, their
- * stored size (compressed on PostgreSQL, so it counts less than they hold).
+ * Characters of the whole documents among `rows`: of their text, or where they came parsed, the
+ * length of their text in bytes (at least its characters).
  */
 function textCharacters(rows: readonly DocumentRow[]): number {
   let characters = 0;
