@@ -2,8 +2,7 @@ import type { OutboxEventRecord, Repositories, StoredDocument } from '../store/i
 import type { DocumentChangeRecord } from '../store/repos/document-changes.ts';
 import type { UnnumberedRevision } from '../store/repos/revisions.ts';
 import { baseIdOf, isDraftId } from './document-ids.ts';
-import { unstorable } from './document-rules.ts';
-import { badRequest } from '../errors.ts';
+import { requireStorable } from './document-rules.ts';
 import type { DocumentEvent } from '../webhooks/events.ts';
 import { newId } from '../new-id.ts';
 
@@ -120,8 +119,7 @@ export class ChangeSet {
   }
 
   put(document: StoredDocument): void {
-    const problem = unstorable(document);
-    if (problem) throw badRequest(`document ${document._id} ${problem}`);
+    requireStorable(document, `document ${document._id}`);
     this.changed.set(document._id, document);
   }
 

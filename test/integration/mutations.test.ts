@@ -3,15 +3,18 @@ import { expectErrorBody, useTestApp } from '../helpers/test-app.ts';
 import { createProject } from '../helpers/fixtures.ts';
 import { dataClient, ok, outboxEvents } from '../helpers/content.ts';
 import { testEngine } from '../helpers/engine.ts';
+import { MAX_DOCUMENT_PATHS } from '../../src/content/document-rules.ts';
 
 describe(`mutations (${testEngine})`, () => {
   const app = useTestApp();
   let data: ReturnType<typeof dataClient>;
   let projectId: string;
+  let projectSlug: string;
 
   beforeAll(async () => {
     const project = await createProject(app, app.admin);
     projectId = project.id;
+    projectSlug = project.slug;
     data = dataClient(app, app.admin, project.slug);
   });
 
@@ -267,11 +270,55 @@ describe(`mutations (${testEngine})`, () => {
       expect(ok(await data.query('*[_type == "deep" && defined(deep.a)]{_id, deep}')).result).toEqual([{ _id: 'deep-ok', deep: deepest.deep }]);
 
       const refused = await data.mutate([{ create: { _id: 'deep-bad', _type: 'deep' } }, { create: { _id: 'deep-too', _type: 'deep', deep: nested(1000) } }]);
-      expect(expectErrorBody(refused, 400).message).toBe('document deep-too nests objects and arrays more than 1000 levels deep');
+      expect(expectErrorBody(refused, 400).message).toBe('mutations[1].create nests objects and arrays more than 1000 levels deep');
       expectErrorBody(await data.doc('deep-bad'), 404);
       // A patch that makes a document too deep is refused the same way, and leaves it as it was.
       expectErrorBody(await data.mutate([{ patch: { id: 'deep-ok', set: { wider: [nested(999)] } } }]), 400);
       expect(ok(await data.doc('deep-ok')).wider).toBeUndefined();
+    });
+  });
+
+  describe('attribute paths of a document', () => {
+    /** An object of `count` keys. */
+    const wide = (count: number, prefix = 'f'): Record<string, number> => Object.fromEntries(Array.from({ length: count }, (_, i) => [`${prefix}${i}`, i]));
+    const TOO_MANY = 'has more than 10,000 distinct attribute paths (the items of an array share theirs)';
+
+    it('stores a document of 10,000 paths, the items of an array sharing theirs, and refuses one path more', async () => {
+      // Ten paths besides the fields: _id, _type, _rev, _createdAt, _updatedAt, fields, blocks,
+      // blocks[], blocks[]._key and blocks[].text (one each, for 20,000 blocks).
+      const widest = { _id: 'paths-ok', _type: 'paths', fields: wide(MAX_DOCUMENT_PATHS - 10), blocks: Array.from({ length: 20_000 }, (_, i) => ({ _key: `k${i}`, text: `block ${i}` })) };
+      ok(await data.mutate([{ create: widest }]));
+      expect(Object.keys(ok(await data.doc('paths-ok')).fields as object)).toHaveLength(MAX_DOCUMENT_PATHS - 10);
+
+      const refused = await data.mutate([{ create: { _id: 'paths-bad', _type: 'paths' } }, { create: { _id: 'paths-too', _type: 'paths', fields: wide(MAX_DOCUMENT_PATHS) } }]);
+      expect(expectErrorBody(refused, 400).message).toBe(`mutations[1].create ${TOO_MANY}`);
+      expectErrorBody(await data.doc('paths-bad'), 404);
+      // A path more, added by a patch: refused once applied, the document kept as it was.
+      const oneMore = await data.mutate([{ patch: { id: 'paths-ok', set: { 'fields.one_more': 1 } } }]);
+      expect(expectErrorBody(oneMore, 400).message).toBe(`document paths-ok ${TOO_MANY}`);
+      expect(ok(await data.doc('paths-ok')).fields).not.toHaveProperty('one_more');
+    });
+
+    it('refuses a patch naming more paths than a document may hold before applying it', async () => {
+      ok(await data.mutate([{ create: { _id: 'paths-patched', _type: 'paths' } }]));
+      const refused = await data.mutate([{ patch: { id: 'paths-patched', set: wide(MAX_DOCUMENT_PATHS + 1, 'a.b.') } }]);
+      expect(expectErrorBody(refused, 400).message).toBe(`mutations[0].patch ${TOO_MANY}`);
+      expect(ok(await data.doc('paths-patched'))).not.toHaveProperty('a');
+    });
+
+    it('refuses such a document in an action and in an import line', async () => {
+      const action = await app.request('POST', `/api/v1/data/actions/production`, {
+        token: app.admin,
+        headers: { 'x-project': projectSlug },
+        body: { actions: [{ actionType: 'sanity.action.document.create', publishedId: 'paths-action', attributes: { _type: 'paths', fields: wide(MAX_DOCUMENT_PATHS) } }] },
+      });
+      expect(expectErrorBody(action, 400).message).toContain(TOO_MANY);
+      const imported = await app.request<{ created: number; errors: { line: number; error: string }[] }>('POST', '/api/v1/data/import/production', {
+        token: app.admin,
+        headers: { 'x-project': projectSlug, 'content-type': 'application/x-ndjson' },
+        rawBody: [{ _id: 'paths-line-1', _type: 'paths' }, { _id: 'paths-line-2', _type: 'paths', fields: wide(MAX_DOCUMENT_PATHS) }].map((line) => JSON.stringify(line)).join('\n'),
+      });
+      expect(ok(imported)).toMatchObject({ created: 1, errors: [{ line: 2, error: `the document ${TOO_MANY}` }] });
     });
   });
 

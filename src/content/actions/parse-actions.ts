@@ -3,6 +3,7 @@ import type { JsonObject } from '../../store/index.ts';
 import { DOCUMENT_ID_PATTERN, DRAFT_PREFIX, VERSION_PREFIX, draftIdOf, isDraftId, isValidDocumentId } from '../document-ids.ts';
 import { withArrayKeys } from '../mutations/array-keys.ts';
 import { parsePatchOperations } from '../mutations/parse-mutations.ts';
+import { requireStorable } from '../document-rules.ts';
 import type { DocumentAction } from './action.ts';
 
 const PREFIX = 'sanity.action.document.';
@@ -195,6 +196,7 @@ function parseDocument(value: unknown, at: At, draftId: string, options: ParseOp
     if (typeof value._id === 'string' && value._id.startsWith(VERSION_PREFIX)) throw badRequest(`${at}._id: ${NO_RELEASES}; use the draft id "${draftId}"`);
     throw badRequest(`${at}._id must be the draft id "${draftId}" (or left out)`);
   }
+  requireStorable(value, at);
   return options.autoGenerateArrayKeys ? withArrayKeys(value) : value;
 }
 

@@ -1,6 +1,7 @@
 import { badRequest } from '../../errors.ts';
 import type { JsonObject } from '../../store/index.ts';
 import { isValidDocumentId, DOCUMENT_ID_PATTERN } from '../document-ids.ts';
+import { requireStorable } from '../document-rules.ts';
 import type { InsertOperation, PatchOperations } from '../patch/apply-patch.ts';
 import { parsePath } from '../patch/path.ts';
 import type { Mutation, MutationKind } from './mutation.ts';
@@ -55,6 +56,7 @@ function parseDocument(value: unknown, at: string, idRequired: boolean): JsonObj
   if (!isObject(value)) throw badRequest(`${at} must be a document object`);
   if (typeof value._type !== 'string' || value._type.length === 0) throw badRequest(`${at}._type is required (a non-empty string)`);
   if (value._id !== undefined || idRequired) parseId(value._id, `${at}._id`);
+  requireStorable(value, at);
   return value;
 }
 
@@ -66,6 +68,8 @@ function parsePatch(value: unknown, at: string): Mutation {
 
 /** A patch's operations and `ifRevisionID`; `allowed` are the keys it may have (the operations' and its target's). */
 export function parsePatchOperations(value: JsonObject, at: string, allowed: ReadonlySet<string> = PATCH_OPERATION_KEYS): { ifRevisionID?: string; operations: PatchOperations } {
+  // A patch naming more paths than a document may hold is refused before any of it is applied.
+  requireStorable(value, at);
   for (const key of Object.keys(value)) {
     if (!allowed.has(key)) {
       throw badRequest(`${at} has the unknown key "${key}"; use ${[...allowed].join(', ')}`);
