@@ -16,6 +16,20 @@ export interface TransactionScope {
 
 const TRANSACTION_ID = /^[A-Za-z0-9_-]{1,64}$/;
 
+/**
+ * Mutations or actions in one transaction, at most. Its work holds the writer: 20,000 creates hold
+ * it about 2 s on the machine we measure on, and a 16 MiB body could hold 650,000. Sanity's own
+ * migration tool sends bodies of 256 KB, about 12,000 mutations at the smallest.
+ */
+export const MAX_TRANSACTION_STEPS = 20_000;
+
+/** Refuses (400) a list of more than MAX_TRANSACTION_STEPS mutations or actions, `what` naming them. */
+export function checkTransactionSteps(steps: readonly unknown[], what: 'mutations' | 'actions'): void {
+  if (steps.length > MAX_TRANSACTION_STEPS) {
+    throw badRequest(`${what} holds ${steps.length} items; a transaction takes at most ${MAX_TRANSACTION_STEPS.toLocaleString('en')}: send them in several`);
+  }
+}
+
 /** A client-chosen transaction id (Sanity's `transactionId`): 1 to 64 letters, digits, `_` or `-`. */
 export function checkTransactionId(transactionId: string | undefined): void {
   if (transactionId !== undefined && !TRANSACTION_ID.test(transactionId)) {

@@ -1,9 +1,10 @@
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { expectErrorBody, useTestApp } from '../helpers/test-app.ts';
 import { createProject } from '../helpers/fixtures.ts';
 import { dataClient, ok, outboxEvents } from '../helpers/content.ts';
 import { testEngine } from '../helpers/engine.ts';
 import { MAX_DOCUMENT_PATHS } from '../../src/content/document-rules.ts';
+import { MAX_TRANSACTION_STEPS } from '../../src/content/transactions.ts';
 
 describe(`mutations (${testEngine})`, () => {
   const app = useTestApp();
@@ -319,6 +320,44 @@ describe(`mutations (${testEngine})`, () => {
         rawBody: [{ _id: 'paths-line-1', _type: 'paths' }, { _id: 'paths-line-2', _type: 'paths', fields: wide(MAX_DOCUMENT_PATHS) }].map((line) => JSON.stringify(line)).join('\n'),
       });
       expect(ok(imported)).toMatchObject({ created: 1, errors: [{ line: 2, error: `the document ${TOO_MANY}` }] });
+    });
+  });
+
+  describe('long transactions', () => {
+    it(`takes ${MAX_TRANSACTION_STEPS.toLocaleString('en')} mutations in one transaction, and refuses one more with 400, writing nothing`, async () => {
+      const creates = (count: number, prefix: string) => Array.from({ length: count }, (_, i) => ({ create: { _id: `${prefix}-${i}`, _type: 'many' } }));
+      const refused = await data.mutate(creates(MAX_TRANSACTION_STEPS + 1, 'too-many'));
+      expect(expectErrorBody(refused, 400).message).toContain(`a transaction takes at most ${MAX_TRANSACTION_STEPS.toLocaleString('en')}`);
+      expectErrorBody(await data.doc('too-many-0'), 404);
+
+      // Meanwhile the event loop keeps turning: other requests are answered while it runs.
+      let turns = 0;
+      let running = true;
+      const turn = () => {
+        turns++;
+        if (running) setImmediate(turn);
+      };
+      const store = app.services.store;
+      const transaction = store.transaction.bind(store);
+      let turnsInside = 0;
+      const spy = vi.spyOn(store, 'transaction').mockImplementation((work) =>
+        transaction(async (tx) => {
+          const before = turns;
+          const value = await work(tx);
+          turnsInside = turns - before;
+          return value;
+        }),
+      );
+      try {
+        turn();
+        const results = ok(await data.mutate(creates(MAX_TRANSACTION_STEPS, 'many'))).results;
+        expect(results).toHaveLength(MAX_TRANSACTION_STEPS);
+      } finally {
+        running = false;
+        spy.mockRestore();
+      }
+      expect(turnsInside).toBeGreaterThan(0);
+      expect(ok(await data.query<number>('count(*[_type == "many"])')).result).toBe(MAX_TRANSACTION_STEPS);
     });
   });
 

@@ -54,6 +54,7 @@ export class ActionService {
           } catch (error) {
             throw inAction(error, index, action);
           }
+          await changes.pause();
         }
         mutations.recordInto(changes);
         return changes.outcomes();

@@ -4,6 +4,7 @@ import { DOCUMENT_ID_PATTERN, DRAFT_PREFIX, VERSION_PREFIX, draftIdOf, isDraftId
 import { withArrayKeys } from '../mutations/array-keys.ts';
 import { parsePatchOperations } from '../mutations/parse-mutations.ts';
 import { requireStorable } from '../document-rules.ts';
+import { checkTransactionSteps } from '../transactions.ts';
 import type { DocumentAction } from './action.ts';
 
 const PREFIX = 'sanity.action.document.';
@@ -46,6 +47,7 @@ function unsupported(type: string): string | undefined {
 export function parseActions(input: unknown, options: ParseOptions): DocumentAction[] {
   if (!Array.isArray(input)) throw badRequest('actions must be an array');
   if (input.length === 0) throw badRequest('actions must contain at least one action');
+  checkTransactionSteps(input, 'actions');
   return input.map((item, index) => parseAction(item, `actions[${index}]`, options));
 }
 

@@ -50,9 +50,10 @@ export async function applyMutation(changes: ChangeSet, mutation: Mutation): Pro
       if (mutation.ifRevisionID !== undefined && mutation.ifRevisionID !== existing._rev) {
         throw new AppError('CONFLICT', `Document "${mutation.id}" has revision ${existing._rev}, not ${mutation.ifRevisionID}`);
       }
-      const patched = structuredClone(existing) as JsonObject;
-      applyPatch(patched, mutation.operations);
-      const document = stamp(patched, mutation.id, changes, existing._createdAt);
+      const document = (await changes.editable(mutation.id))!;
+      applyPatch(document, mutation.operations);
+      document._rev = changes.context.transactionId;
+      document._updatedAt = changes.context.now;
       changes.put(document);
       return { id: mutation.id, operation: 'update', document };
     }

@@ -57,6 +57,7 @@ export class MutationService {
           const result = await applyMutation(changes, mutation);
           changes.record(result.id, asSent((sent as unknown[])[index], mutation, result.id));
           results.push(result);
+          await changes.pause();
         }
         return results;
       },

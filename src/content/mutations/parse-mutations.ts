@@ -2,6 +2,7 @@ import { badRequest } from '../../errors.ts';
 import type { JsonObject } from '../../store/index.ts';
 import { isValidDocumentId, DOCUMENT_ID_PATTERN } from '../document-ids.ts';
 import { requireStorable } from '../document-rules.ts';
+import { checkTransactionSteps } from '../transactions.ts';
 import type { InsertOperation, PatchOperations } from '../patch/apply-patch.ts';
 import { parsePath } from '../patch/path.ts';
 import type { Mutation, MutationKind } from './mutation.ts';
@@ -19,6 +20,7 @@ function isObject(value: unknown): value is JsonObject {
 export function parseMutations(input: unknown): Mutation[] {
   if (!Array.isArray(input)) throw badRequest('mutations must be an array');
   if (input.length === 0) throw badRequest('mutations must contain at least one mutation');
+  checkTransactionSteps(input, 'mutations');
   return input.map((item, index) => parseMutation(item, `mutations[${index}]`));
 }
 
