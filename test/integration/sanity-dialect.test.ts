@@ -71,6 +71,28 @@ describe(`Sanity's API dialect (${testEngine})`, () => {
     expectErrorBody(await get('/api/v1/data/query/production?query=*&perspective=published,drafts'), 400);
   });
 
+  it('takes text patches of up to 100 hunks, and 1,000 in a transaction, in mutations and edit actions', async () => {
+    const data = dataClient(app, app.admin, project.slug);
+    const text = 'abcdefghij'.repeat(1000);
+    ok(await data.mutate([{ create: { _id: 'hunks', _type: 'post', text } }]));
+    // Hunks whose text is not where they say (the costly kind: each is searched for nearby).
+    const hunks = (count: number) => Array.from({ length: count }, (_, i) => `@@ -${i * 50 + 1},4 +${i * 50 + 1},4 @@\n-zzzz\n+yyyy\n`).join('');
+    const patch = (count: number) => ({ patch: { id: 'hunks', diffMatchPatch: { text: hunks(count) } } });
+    ok(await data.mutate([patch(100)]));
+    expect(expectErrorBody(await data.mutate([patch(101)]), 400).message).toBe(
+      'mutations[0].patch.diffMatchPatch["text"] holds 101 hunks; a text patch may hold 100: set the text instead, or send the hunks in several patches',
+    );
+    ok(await data.mutate(Array.from({ length: 10 }, () => patch(100))));
+    const accepted = ok(await data.doc('hunks')).text;
+    expect(expectErrorBody(await data.mutate([...Array.from({ length: 10 }, () => patch(100)), patch(1)]), 400).message).toContain('more than 1000 hunks');
+    const edit = (count: number) => ({ actionType: 'sanity.action.document.edit', draftId: 'drafts.hunks', publishedId: 'hunks', patch: { diffMatchPatch: { text: hunks(count) } } });
+    const act = (actions: unknown[]) => app.request('POST', '/api/v1/data/actions/production', { token: app.admin, headers: { 'x-project': project.slug }, body: { actions } });
+    expect(expectErrorBody(await act([edit(101)]), 400).message).toContain('holds 101 hunks');
+    expect(expectErrorBody(await act(Array.from({ length: 11 }, () => edit(100))), 400).message).toContain('more than 1000 hunks');
+    // The refused ones changed nothing.
+    expect(ok(await data.doc('hunks')).text).toBe(accepted);
+  });
+
   it('takes transactionId, visibility, autoGenerateArrayKeys and diffMatchPatch on mutations', async () => {
     const data = dataClient(app, app.admin, project.slug);
     const created = ok(

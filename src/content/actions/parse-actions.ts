@@ -5,6 +5,7 @@ import { withArrayKeys } from '../mutations/array-keys.ts';
 import { parsePatchOperations } from '../mutations/parse-mutations.ts';
 import { requireStorable } from '../document-rules.ts';
 import { checkTransactionSteps } from '../transactions.ts';
+import { HunkCount } from '../patch/text-patches.ts';
 import type { DocumentAction } from './action.ts';
 
 const PREFIX = 'sanity.action.document.';
@@ -48,7 +49,12 @@ export function parseActions(input: unknown, options: ParseOptions): DocumentAct
   if (!Array.isArray(input)) throw badRequest('actions must be an array');
   if (input.length === 0) throw badRequest('actions must contain at least one action');
   checkTransactionSteps(input, 'actions');
-  return input.map((item, index) => parseAction(item, `actions[${index}]`, options));
+  const hunks = new HunkCount();
+  return input.map((item, index) => {
+    const action = parseAction(item, `actions[${index}]`, options);
+    if (action.kind === 'edit') hunks.add(action.operations.diffMatchPatch);
+    return action;
+  });
 }
 
 function parseAction(item: unknown, at: At, options: ParseOptions): DocumentAction {

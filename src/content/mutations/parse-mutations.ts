@@ -3,6 +3,9 @@ import type { JsonObject } from '../../store/index.ts';
 import { isValidDocumentId, DOCUMENT_ID_PATTERN } from '../document-ids.ts';
 import { requireStorable } from '../document-rules.ts';
 import { checkTransactionSteps } from '../transactions.ts';
+import { HunkCount, parseTextPatch } from '../patch/text-patches.ts';
+import type { Patch as TextPatch } from '@sanity/diff-match-patch';
+import { setOwn } from '../../json/own-properties.ts';
 import type { InsertOperation, PatchOperations } from '../patch/apply-patch.ts';
 import { parsePath } from '../patch/path.ts';
 import type { Mutation, MutationKind } from './mutation.ts';
@@ -21,7 +24,12 @@ export function parseMutations(input: unknown): Mutation[] {
   if (!Array.isArray(input)) throw badRequest('mutations must be an array');
   if (input.length === 0) throw badRequest('mutations must contain at least one mutation');
   checkTransactionSteps(input, 'mutations');
-  return input.map((item, index) => parseMutation(item, `mutations[${index}]`));
+  const hunks = new HunkCount();
+  return input.map((item, index) => {
+    const mutation = parseMutation(item, `mutations[${index}]`);
+    if (mutation.kind === 'patch') hunks.add(mutation.operations.diffMatchPatch);
+    return mutation;
+  });
 }
 
 function parseMutation(item: unknown, where: string): Mutation {
@@ -100,11 +108,13 @@ export function parsePatchOperations(value: JsonObject, at: string, allowed: Rea
   }
   if (value.insert !== undefined) operations.insert = parseInsert(value.insert, `${at}.insert`);
   if (value.diffMatchPatch !== undefined) {
-    const patches = pathMap(value.diffMatchPatch, `${at}.diffMatchPatch`);
-    for (const [path, text] of Object.entries(patches)) {
+    const texts = pathMap(value.diffMatchPatch, `${at}.diffMatchPatch`);
+    const patches: Record<string, TextPatch[]> = {};
+    for (const [path, text] of Object.entries(texts)) {
       if (typeof text !== 'string') throw badRequest(`${at}.diffMatchPatch["${path}"] must be a text patch (a string)`);
+      setOwn(patches, path, parseTextPatch(text, `${at}.diffMatchPatch["${path}"]`));
     }
-    operations.diffMatchPatch = patches as Record<string, string>;
+    operations.diffMatchPatch = patches;
   }
   return { ...(typeof value.ifRevisionID === 'string' ? { ifRevisionID: value.ifRevisionID } : {}), operations };
 }

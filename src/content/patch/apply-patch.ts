@@ -1,4 +1,4 @@
-import { applyPatches, parsePatch as parseTextPatch } from '@sanity/diff-match-patch';
+import { applyPatches, type Patch as TextPatch } from '@sanity/diff-match-patch';
 import { badRequest } from '../../errors.ts';
 import type { JsonObject } from '../../store/index.ts';
 import { isRecord, ownValue, setOwn } from '../../json/own-properties.ts';
@@ -12,8 +12,8 @@ export interface PatchOperations {
   inc?: Record<string, number>;
   dec?: Record<string, number>;
   insert?: InsertOperation;
-  /** Text patches (diff-match-patch's patch format) for string values, by path. */
-  diffMatchPatch?: Record<string, string>;
+  /** Text patches (diff-match-patch's patch format, parsed: text-patches.ts) for string values, by path. */
+  diffMatchPatch?: Record<string, TextPatch[]>;
 }
 
 export interface InsertOperation {
@@ -144,17 +144,11 @@ function insertAt(root: JsonObject, operation: InsertOperation): void {
 }
 
 /** Applies a diff-match-patch text patch to the string at `path`; a path that holds no string is left alone. */
-function patchTextAt(root: JsonObject, path: string, patchText: string): void {
+function patchTextAt(root: JsonObject, path: string, patches: TextPatch[]): void {
   const found = existingAt(root, path, false);
   if (!found) return;
   const current = valueAt(found.container, found.at);
   if (typeof current !== 'string') return;
-  let patches;
-  try {
-    patches = parseTextPatch(patchText);
-  } catch {
-    throw badRequest(`diffMatchPatch "${path}": not a valid text patch`);
-  }
   storeAt(found.container, found.at, applyPatches(patches, current)[0]);
 }
 
@@ -166,5 +160,5 @@ export function applyPatch(document: JsonObject, operations: PatchOperations): v
   for (const [path, amount] of Object.entries(operations.inc ?? {})) addAt(document, path, amount, 1, 'inc');
   for (const [path, amount] of Object.entries(operations.dec ?? {})) addAt(document, path, amount, -1, 'dec');
   if (operations.insert) insertAt(document, operations.insert);
-  for (const [path, patchText] of Object.entries(operations.diffMatchPatch ?? {})) patchTextAt(document, path, patchText);
+  for (const [path, patches] of Object.entries(operations.diffMatchPatch ?? {})) patchTextAt(document, path, patches);
 }
