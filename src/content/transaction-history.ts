@@ -6,7 +6,8 @@ import { revisionKey } from '../store/repos/revisions.ts';
 import type { Principal } from '../access/principal.ts';
 import { requireProjectRole } from '../access/access-control.ts';
 import { effects } from '../mendoza/index.ts';
-import { baseIdOf, isDraftId } from './document-ids.ts';
+import { baseIdOf, draftIdOf, isDraftId } from './document-ids.ts';
+import { TimeSlices } from './time-slices.ts';
 
 /** What `GET /data/history/:dataset/transactions/:ids` asks (Sanity's History API). */
 export interface TransactionQuery {
@@ -53,6 +54,12 @@ export interface DocumentsAt {
 const MAX_AUTHORS = 100;
 /** Transactions read from the log per round when no smaller limit bounds them. */
 const BATCH = 100;
+/**
+ * Document text whose versions one step of lines holds at once, about: a line's effects or
+ * mutations need its document before and after. A hundred lines of a 16 MB document at once were
+ * GBs; the step is sized by the documents' current length.
+ */
+const LINES_TEXT_BYTES = 16 * 1024 * 1024;
 /**
  * Effects already computed, as JSON text, by project, dataset, document and transaction: a
  * transaction's effects never change, and Studio asks for the same 50 every time a document is
@@ -143,6 +150,8 @@ export class TransactionHistory {
   private async *read(projectId: string, dataset: string, query: TransactionQuery, window: Omit<ChangeWindow, 'after'>): AsyncGenerator<TransactionLine> {
     const documentIds = [...new Set(query.documentIds)];
     const sent = new Set<string>();
+    const step = await this.linesPerStep(projectId, dataset, documentIds, query);
+    const slices = new TimeSlices();
     let cursor: number | undefined;
     for (;;) {
       const remaining = query.limit === undefined ? Infinity : query.limit - sent.size;
@@ -174,13 +183,25 @@ export class TransactionHistory {
         .sort(([, a], [, b]) => (ahead(a, b) ? -1 : 1))
         .slice(0, remaining)
         .map(([id]) => id);
-      for (const line of await this.lines(projectId, dataset, ready, query)) {
-        sent.add(line.id);
-        yield line;
+      for (let start = 0; start < ready.length; start += step) {
+        for (const line of await this.lines(projectId, dataset, ready.slice(start, start + step), query)) {
+          sent.add(line.id);
+          yield line;
+        }
+        // Effects are computed on the server's thread: a long history gives other requests turns.
+        await slices.pause();
       }
       if (frontier === undefined) return;
       cursor = frontier;
     }
+  }
+
+  /** How many lines are made at once: BATCH, or fewer where the documents' versions are large. */
+  private async linesPerStep(projectId: string, dataset: string, documentIds: readonly string[], query: TransactionQuery): Promise<number> {
+    if (!query.effects && !query.mutations) return BATCH;
+    const versions = [...new Set(documentIds.flatMap((id) => [baseIdOf(id), draftIdOf(baseIdOf(id))]))];
+    const largest = await this.store.documents.largestText(projectId, dataset, versions);
+    return Math.max(1, Math.min(BATCH, Math.floor(LINES_TEXT_BYTES / Math.max(1, 2 * largest))));
   }
 
   /** The lines of these transactions, in this order. */

@@ -89,4 +89,22 @@ describe(`a dataset of large documents on a small heap (${testEngine})`, () => {
     expect(found.body.result).toEqual({ n: 2001, edited: 1999 });
     await alive();
   });
+
+  it('streams the history of a large document edited many times, effects included', async () => {
+    // A 1 MB document edited in 80 transactions: a round of lines held the versions of 100 at once.
+    const big = { _id: 'history-big', _type: 'large', body: `${'lorem ipsum '.repeat(BODY_BYTES / 12)}`.repeat(5) };
+    expect((await server.request('POST', '/api/v1/data/mutate/production', { token, headers, body: { mutations: [{ create: big }] } })).status).toBe(200);
+    for (let i = 0; i < 80; i++) {
+      const edited = await server.request('POST', '/api/v1/data/mutate/production', { token, headers, body: { mutations: [{ patch: { id: 'history-big', set: { edit: i } } }] } });
+      expect(edited.status).toBe(200);
+    }
+    const response = await fetch(`${server.url}/api/v1/data/history/production/transactions/history-big?effectFormat=mendoza&excludeContent=true`, {
+      headers: { authorization: `Bearer ${token}`, ...headers },
+    });
+    expect(response.status).toBe(200);
+    const lines = (await response.text()).split('\n').filter(Boolean);
+    expect(lines).toHaveLength(81);
+    expect(Object.keys((JSON.parse(lines[80]!) as { effects: Record<string, unknown> }).effects)).toEqual(['history-big']);
+    await alive();
+  });
 });

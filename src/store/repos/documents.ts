@@ -57,6 +57,20 @@ export class DocumentRepository {
     return row && jsonColumn<StoredDocument>(row.content);
   }
 
+  /** The length in bytes of the longest text of these documents (0 when none exists), read without reading them. */
+  async largestText(projectId: string, dataset: string, ids: readonly string[]): Promise<number> {
+    let largest = 0;
+    for (let start = 0; start < ids.length; start += IDS_PER_QUERY) {
+      const chunk = ids.slice(start, start + IDS_PER_QUERY);
+      const row = await this.db.get<{ bytes: number | null }>(
+        `SELECT MAX(${sqlDialect(this.db.dialect).documentTextBytes}) AS bytes FROM documents WHERE project_id = ? AND dataset = ? AND id IN (${chunk.map(() => '?').join(', ')})`,
+        [projectId, dataset, ...chunk],
+      );
+      largest = Math.max(largest, Number(row?.bytes ?? 0));
+    }
+    return largest;
+  }
+
   async getMany(projectId: string, dataset: string, ids: readonly string[]): Promise<StoredDocument[]> {
     const found: StoredDocument[] = [];
     for (let start = 0; start < ids.length; start += IDS_PER_QUERY) {
