@@ -107,4 +107,30 @@ describe(`a dataset of large documents on a small heap (${testEngine})`, () => {
     expect(Object.keys((JSON.parse(lines[80]!) as { effects: Record<string, unknown> }).effects)).toEqual(['history-big']);
     await alive();
   });
+
+  it('answers a request for 100 documents of 2 MB by id, with the ids it does not have omitted', async () => {
+    const big = { _id: 'by-id-big', _type: 'large', body: 'lorem ipsum '.repeat(175_000) };
+    expect((await server.request('POST', '/api/v1/data/mutate/production', { token, headers, body: { mutations: [{ create: big }] } })).status).toBe(200);
+    // An id may be asked for more than once, and comes as often: 200 MB of answer, on a 128 MB heap.
+    const ids = [...Array.from({ length: 99 }, () => 'by-id-big'), 'by-id-none'];
+    const response = await fetch(`${server.url}/api/v1/data/doc/production/${ids.join(',')}`, { headers: { authorization: `Bearer ${token}`, ...headers } });
+    expect(response.status).toBe(200);
+    // Counted as the text arrives (a marker may span two chunks): the test need not hold 200 MB either.
+    // PostgreSQL writes its JSON text with a space after each colon.
+    const marker = /"_id": ?"by-id-big"/g;
+    const longest = '"_id": "by-id-big"'.length;
+    let documents = 0;
+    let tail = '';
+    let last = '';
+    const decoder = new TextDecoder();
+    for await (const chunk of response.body!) {
+      const text = tail + decoder.decode(chunk, { stream: true });
+      documents += text.match(marker)?.length ?? 0;
+      tail = text.slice(-(longest - 1));
+      last = text.slice(-200);
+    }
+    expect(documents).toBe(99);
+    expect(JSON.parse(last.slice(last.indexOf('],"omitted":') + 12, -1))).toEqual([{ id: 'by-id-none', reason: 'existence' }]);
+    await alive();
+  });
 });

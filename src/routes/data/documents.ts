@@ -1,3 +1,4 @@
+import { Readable } from 'node:stream';
 import type { FastifyPluginAsync } from 'fastify';
 import type { Services } from '../../services.ts';
 import { principalOf } from '../../http/request-context.ts';
@@ -42,12 +43,13 @@ export const documentRoutes: FastifyPluginAsync<{ services: Services }> = async 
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { dataset, documentId } = request.params;
       const project = await dataProject(services, request, dataset);
       const ids = documentId.split(',');
       if (ids.length > 1 || isSanityDialect(request)) {
-        return services.documents.getMany(principalOf(request), project, dataset, ids, request.query.language);
+        const text = await services.documents.getMany(principalOf(request), project, dataset, ids, request.query.language);
+        return reply.type('application/json; charset=utf-8').send(Readable.from(text));
       }
       return services.documents.get(principalOf(request), project, dataset, documentId, request.query.language);
     },

@@ -71,6 +71,45 @@ export class DocumentRepository {
     return largest;
   }
 
+  /**
+   * Documents by id as their stored JSON text, in the order asked (an id asked twice comes twice),
+   * read a page at a time: a page holds at most PAGE_TEXT_BYTES of them, by the lengths read
+   * first. `missing`: the ids that named no document then; `texts` yields [id, text] pairs, and
+   * leaves out a document deleted meanwhile.
+   */
+  async textsInOrder(projectId: string, dataset: string, ids: readonly string[]): Promise<{ missing: string[]; texts: AsyncGenerator<[string, string]> }> {
+    const dialect = sqlDialect(this.db.dialect);
+    const inList = (chunk: readonly string[]) => `project_id = ? AND dataset = ? AND id IN (${chunk.map(() => '?').join(', ')})`;
+    const lengths = new Map<string, number>();
+    const unique = [...new Set(ids)];
+    for (let start = 0; start < unique.length; start += IDS_PER_QUERY) {
+      const chunk = unique.slice(start, start + IDS_PER_QUERY);
+      const rows = await this.db.all<{ id: string; bytes: number }>(`SELECT id, ${dialect.documentTextBytes} AS bytes FROM documents WHERE ${inList(chunk)}`, [projectId, dataset, ...chunk]);
+      for (const row of rows) lengths.set(row.id, Number(row.bytes));
+    }
+    const present = ids.filter((id) => lengths.has(id)).map((id) => ({ id, bytes: lengths.get(id)! }));
+    const db = this.db;
+    async function* texts(): AsyncGenerator<[string, string]> {
+      for (let start = 0; start < present.length; ) {
+        const page = present.slice(start, start + Math.min(IDS_PER_QUERY, present.length - start));
+        const kept = page.slice(0, leadingWithin(page, PAGE_TEXT_BYTES));
+        start += kept.length;
+        const wanted = [...new Set(kept.map((entry) => entry.id))];
+        const rows = await db.all<{ id: string; content: string }>(`SELECT id, ${binaryJsonText(db.dialect, 'content')} AS content FROM documents WHERE ${inList(wanted)}`, [
+          projectId,
+          dataset,
+          ...wanted,
+        ]);
+        const byId = new Map(rows.map((row) => [row.id, row.content]));
+        for (const { id } of kept) {
+          const text = byId.get(id);
+          if (text !== undefined) yield [id, text];
+        }
+      }
+    }
+    return { missing: ids.filter((id) => !lengths.has(id)), texts: texts() };
+  }
+
   async getMany(projectId: string, dataset: string, ids: readonly string[]): Promise<StoredDocument[]> {
     const found: StoredDocument[] = [];
     for (let start = 0; start < ids.length; start += IDS_PER_QUERY) {
