@@ -44,7 +44,7 @@ export class HistoryService {
   }
 
   /** Documents as they were at a revision (transaction id), a time, or last before deletion. */
-  documentsAt(actor: Principal, project: ProjectRecord, dataset: string, ids: readonly string[], at: DocumentsAt): Promise<{ documents: StoredDocument[] }> {
+  documentsAt(actor: Principal, project: ProjectRecord, dataset: string, ids: readonly string[], at: DocumentsAt): Promise<AsyncGenerator<string>> {
     return this.log.documentsAt(actor, project, dataset, ids, at);
   }
 

@@ -110,8 +110,12 @@ export class TransactionHistory {
     })();
   }
 
-  /** The documents as they were right after transaction `revision`, at `time`, or last before deletion. */
-  async documentsAt(actor: Principal, project: ProjectRecord, dataset: string, ids: readonly string[], at: DocumentsAt): Promise<{ documents: StoredDocument[] }> {
+  /**
+   * The documents as they were right after transaction `revision`, at `time`, or last before
+   * deletion, as the JSON text of `{documents}`, in the order asked: read and written a step at a
+   * time, sized as the lines of `transactions` are (a hundred large documents at once were GBs).
+   */
+  async documentsAt(actor: Principal, project: ProjectRecord, dataset: string, ids: readonly string[], at: DocumentsAt): Promise<AsyncGenerator<string>> {
     requireProjectRole(actor, project, 'viewer', { dataset });
     const given = [at.revision !== undefined, at.time !== undefined, at.lastRevision === true].filter(Boolean).length;
     if (given !== 1) throw badRequest('Give exactly one of revision, time and lastRevision=true');
@@ -127,10 +131,23 @@ export class TransactionHistory {
     } else {
       changes = await log.lastChanges(project.id, dataset, documentIds, { existing: true });
     }
-    const existing = changes.filter((change) => change.resultRev !== null);
-    const contents = await this.contents(project.id, dataset, existing, (change) => [change.resultRev]);
-    const byId = new Map(existing.map((change) => [change.documentId, contents.get(afterKey(change))]));
-    return { documents: documentIds.flatMap((id) => byId.get(id) ?? []) };
+    const byId = new Map(changes.filter((change) => change.resultRev !== null).map((change) => [change.documentId, change]));
+    const existing = documentIds.flatMap((id) => byId.get(id) ?? []);
+    const step = await this.stepFor(project.id, dataset, documentIds, 1);
+    const read = (changes: LoggedChange[]) => this.contents(project.id, dataset, changes, (change) => [change.resultRev]);
+    return (async function* () {
+      yield '{"documents":[';
+      let written = 0;
+      for (let start = 0; start < existing.length; start += step) {
+        const chunk = existing.slice(start, start + step);
+        const contents = await read(chunk);
+        for (const change of chunk) {
+          const document = contents.get(afterKey(change));
+          if (document) yield `${written++ === 0 ? '' : ','}${JSON.stringify(document)}`;
+        }
+      }
+      yield ']}';
+    })();
   }
 
   private async span(project: ProjectRecord, dataset: string, transactionId: string) {
@@ -197,11 +214,15 @@ export class TransactionHistory {
   }
 
   /** How many lines are made at once: BATCH, or fewer where the documents' versions are large. */
-  private async linesPerStep(projectId: string, dataset: string, documentIds: readonly string[], query: TransactionQuery): Promise<number> {
-    if (!query.effects && !query.mutations) return BATCH;
-    const versions = [...new Set(documentIds.flatMap((id) => [baseIdOf(id), draftIdOf(baseIdOf(id))]))];
-    const largest = await this.store.documents.largestText(projectId, dataset, versions);
-    return Math.max(1, Math.min(BATCH, Math.floor(LINES_TEXT_BYTES / Math.max(1, 2 * largest))));
+  private linesPerStep(projectId: string, dataset: string, documentIds: readonly string[], query: TransactionQuery): Promise<number> {
+    return query.effects || query.mutations ? this.stepFor(projectId, dataset, documentIds, 2) : Promise.resolve(BATCH);
+  }
+
+  /** Steps that each hold `versions` versions of the documents fit in LINES_TEXT_BYTES by their current length; at most BATCH. */
+  private async stepFor(projectId: string, dataset: string, documentIds: readonly string[], versions: number): Promise<number> {
+    const named = [...new Set(documentIds.flatMap((id) => [baseIdOf(id), draftIdOf(baseIdOf(id))]))];
+    const largest = await this.store.documents.largestText(projectId, dataset, named);
+    return Math.max(1, Math.min(BATCH, Math.floor(LINES_TEXT_BYTES / Math.max(1, versions * largest))));
   }
 
   /** The lines of these transactions, in this order. */

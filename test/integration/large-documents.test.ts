@@ -133,4 +133,15 @@ describe(`a dataset of large documents on a small heap (${testEngine})`, () => {
     expect(JSON.parse(last.slice(last.indexOf('],"omitted":') + 12, -1))).toEqual([{ id: 'by-id-none', reason: 'existence' }]);
     await alive();
   });
+
+  it('answers the history of 99 of them at their last revision, in the order asked', async () => {
+    const ids = Array.from({ length: 99 }, (_, i) => `large-${String(98 - i).padStart(4, '0')}`);
+    const response = await server.request<{ documents: { _id: string }[] }>('GET', `/api/v1/data/history/production/documents/${[...ids, 'none'].join(',')}?lastRevision=true`, {
+      token,
+      headers,
+    });
+    expect(response.status).toBe(200);
+    expect(response.body.documents.map((document) => document._id)).toEqual(ids);
+    await alive();
+  });
 });

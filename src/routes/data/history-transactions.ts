@@ -136,15 +136,16 @@ export function registerSanityHistoryRoutes(app: FastifyInstance, services: Serv
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const { dataset, documentIds } = request.params;
       const { revision, time: at, lastRevision } = request.query;
       const project = await dataProject(services, request, dataset);
-      return services.history.documentsAt(principalOf(request), project, dataset, list(documentIds), {
+      const text = await services.history.documentsAt(principalOf(request), project, dataset, list(documentIds), {
         ...(revision !== undefined ? { revision } : {}),
         ...(at !== undefined ? { time: at } : {}),
         ...(lastRevision !== undefined ? { lastRevision } : {}),
       });
+      return reply.type('application/json; charset=utf-8').send(Readable.from(text));
     },
   );
 }
