@@ -192,7 +192,11 @@ export class ChangeSet {
     const replaced: string[] = [];
     for (const id of this.changed.keys()) if ((await this.original(id)) !== null) replaced.push(baseIdOf(id));
     if (replaced.length > 0) await tx.revisions.preserveCurrent(context.projectId, context.dataset, [...new Set(replaced)]);
-    for (const [id, after] of this.changed) if (after) requireStorable(after, `document ${id}`);
+    for (const [id, after] of this.changed) {
+      if (after) requireStorable(after, `document ${id}`);
+      await this.pause();
+    }
+    // Pauses between the steps of each document too: each step of a 16 MB document is a long one.
     for (const [id, after] of this.changed) {
       await this.pause();
       const before = await this.original(id);
@@ -200,6 +204,7 @@ export class ChangeSet {
       logged.push(documentChange(context, id, before?._rev ?? null, after?._rev ?? null, this.mutations.get(id) ?? null));
       if (after) {
         await tx.documents.put(context.projectId, context.dataset, after);
+        await this.pause();
         await tx.revisions.insertNext(revisionOf(context, after));
       } else {
         await tx.documents.delete(context.projectId, context.dataset, id);
@@ -211,6 +216,7 @@ export class ChangeSet {
         chosen !== undefined ? chosen : before === null ? 'document.create' : after === null ? 'document.delete' : 'document.update';
       if (event) await this.emit(event, id, (after ?? before)!._type);
     }
+    await this.pause();
     await tx.changes.appendMany(logged);
   }
 
