@@ -350,6 +350,23 @@ describe(`webhooks (${testEngine})`, () => {
       expectErrorBody(await s.deliveries(hook.id, '?limit=101'), 400);
     });
 
+    it('keeps the last 50 finished deliveries while others are pending', async () => {
+      const s = await scene();
+      // The first 60 are answered; later ones are held open, so they stay pending meanwhile.
+      const target = await receiver((index) => (index < 60 ? 200 : 'hold'));
+      const hook = await s.hook({ url: target.url });
+      for (let i = 0; i < 11; i++) await s.data().mutate(Array.from({ length: 5 }, () => ({ create: { _type: 'many' } })));
+      await target.waitFor(55, 30_000);
+      await s.data().mutate(Array.from({ length: 20 }, () => ({ create: { _type: 'many' } })));
+      // 60 answered, 15 pending: the log keeps 50 of the answered ones and every pending one.
+      const count = (list: DeliveryBody[], status: string) => list.filter((entry) => entry.status === status).length;
+      const log = await eventually(async () => {
+        const list = (await s.deliveries(hook.id, '?limit=100')).body;
+        return count(list, 'pending') === 15 && count(list, 'succeeded') === 50 ? list : undefined;
+      });
+      expect(log).toHaveLength(65);
+    });
+
     it('lets a slow receiver hold up neither mutations nor other webhooks', async () => {
       const s = await scene();
       const slow = await receiver(() => 'hold');

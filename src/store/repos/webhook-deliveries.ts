@@ -17,6 +17,12 @@ interface DeliveryRow {
   updated_at: string;
 }
 
+/**
+ * Finished deliveries one trim deletes at most: a trim follows every batch of outcomes, each of a
+ * few dozen, and a small limit keeps PostgreSQL on the index rather than a scan of the table.
+ */
+const TRIMMED_AT_ONCE = 1000;
+
 const COLUMNS = 'id, webhook_id, outbox_seq, event, payload, status, attempts, next_attempt_at, status_code, response_body, error, created_at, updated_at';
 
 function toRecord(row: DeliveryRow): DeliveryRecord {
@@ -116,13 +122,17 @@ export class DeliveryRepository {
     return rows.map(toRecord);
   }
 
-  /** Keeps the newest `keep` deliveries of a webhook; pending ones are never dropped. */
+  /**
+   * Keeps the newest `keep` finished deliveries of a webhook; pending ones are never dropped. Reads
+   * the finished ones only (an index of their own), newest first: `keep` and those past it.
+   */
   async trim(webhookId: string, keep: number): Promise<void> {
     await this.db.run(
-      `DELETE FROM webhook_deliveries WHERE webhook_id = ? AND status <> 'pending' AND id NOT IN (
-         SELECT id FROM webhook_deliveries WHERE webhook_id = ? ORDER BY created_at DESC, outbox_seq DESC LIMIT ?
+      `DELETE FROM webhook_deliveries WHERE id IN (
+         SELECT id FROM webhook_deliveries WHERE webhook_id = ? AND status <> 'pending'
+         ORDER BY created_at DESC, outbox_seq DESC LIMIT ${TRIMMED_AT_ONCE} OFFSET ?
        )`,
-      [webhookId, webhookId, keep],
+      [webhookId, keep],
     );
   }
 
