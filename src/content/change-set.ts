@@ -5,7 +5,7 @@ import { baseIdOf, isDraftId } from './document-ids.ts';
 import { requireStorable } from './document-rules.ts';
 import type { DocumentEvent } from '../webhooks/events.ts';
 import { newId } from '../new-id.ts';
-import { TimeSlices } from './time-slices.ts';
+import { TimeSlices } from '../time-slices.ts';
 
 export type { DocumentEvent } from '../webhooks/events.ts';
 
@@ -217,7 +217,7 @@ export class ChangeSet {
       if (event) await this.emit(event, id, (after ?? before)!._type);
     }
     await this.pause();
-    await tx.changes.appendMany(logged);
+    await tx.changes.appendMany(logged, () => this.pause());
   }
 
   private async emit(event: DocumentEvent, documentId: string, documentType: string | null): Promise<void> {

@@ -7,7 +7,7 @@ import type { Principal } from '../access/principal.ts';
 import { requireProjectRole } from '../access/access-control.ts';
 import { effects } from '../mendoza/index.ts';
 import { baseIdOf, draftIdOf, isDraftId } from './document-ids.ts';
-import { TimeSlices } from './time-slices.ts';
+import { TimeSlices } from '../time-slices.ts';
 
 /** What `GET /data/history/:dataset/transactions/:ids` asks (Sanity's History API). */
 export interface TransactionQuery {

@@ -1,5 +1,6 @@
 import type { Repositories, Store, StoredOutboxEvent, WebhookRecord } from '../store/index.ts';
 import { newId } from '../new-id.ts';
+import { TimeSlices } from '../time-slices.ts';
 
 export const FANOUT_CURSOR = 'webhooks';
 export const FANOUT_BATCH = 500;
@@ -15,7 +16,10 @@ export async function fanOutBatch(tx: Repositories, now: string): Promise<number
   const events = await tx.outbox.after(position, FANOUT_BATCH);
   if (events.length === 0) return 0;
   const webhooksOf = new Map<string, Promise<WebhookRecord[]>>();
+  // A batch is up to 500 events times 20 webhooks of single-row inserts: other requests get turns.
+  const slices = new TimeSlices();
   for (const event of events) {
+    await slices.pause();
     const key = `${event.projectId}\u0000${event.dataset}`;
     let candidates = webhooksOf.get(key);
     if (!candidates) {

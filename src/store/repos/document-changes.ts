@@ -107,9 +107,13 @@ export class DocumentChangeRepository {
     this.sql = DIALECTS[db.dialect];
   }
 
-  /** Appends the changes of the caller's transaction and, on PostgreSQL, wakes readers when it commits. */
-  async appendMany(changes: readonly DocumentChangeRecord[]): Promise<void> {
+  /**
+   * Appends the changes of the caller's transaction and, on PostgreSQL, wakes readers when it
+   * commits. `between` runs between statements (a long transaction gives other requests turns).
+   */
+  async appendMany(changes: readonly DocumentChangeRecord[], between?: () => Promise<void>): Promise<void> {
     for (let start = 0; start < changes.length; start += ROWS_PER_STATEMENT) {
+      if (start > 0) await between?.();
       const chunk = changes.slice(start, start + ROWS_PER_STATEMENT);
       const insert = `INSERT INTO document_changes (${COLUMNS}) VALUES ${chunk.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`;
       await this.db.write(

@@ -1,6 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 
-/** How long a transaction's work runs on the server's thread before other requests get a turn. */
+/** How long a transaction's (or other long) work runs on the server's thread before other requests get a turn. */
 export const WRITE_SLICE_MS = 20;
 
 /**
