@@ -57,18 +57,24 @@ export class DocumentRepository {
     return row && jsonColumn<StoredDocument>(row.content);
   }
 
-  /** The length in bytes of the longest text of these documents (0 when none exists), read without reading them. */
-  async largestText(projectId: string, dataset: string, ids: readonly string[]): Promise<number> {
-    let largest = 0;
-    for (let start = 0; start < ids.length; start += IDS_PER_QUERY) {
-      const chunk = ids.slice(start, start + IDS_PER_QUERY);
-      const row = await this.db.get<{ bytes: number | null }>(
-        `SELECT MAX(${sqlDialect(this.db.dialect).documentTextBytes}) AS bytes FROM documents WHERE project_id = ? AND dataset = ? AND id IN (${chunk.map(() => '?').join(', ')})`,
+  /** The length in bytes of each existing document's text, by id, read without reading the documents. */
+  private async textLengths(projectId: string, dataset: string, ids: readonly string[]): Promise<Map<string, number>> {
+    const lengths = new Map<string, number>();
+    const unique = [...new Set(ids)];
+    for (let start = 0; start < unique.length; start += IDS_PER_QUERY) {
+      const chunk = unique.slice(start, start + IDS_PER_QUERY);
+      const rows = await this.db.all<{ id: string; bytes: number }>(
+        `SELECT id, ${sqlDialect(this.db.dialect).documentTextBytes} AS bytes FROM documents WHERE ${idsIn(chunk)}`,
         [projectId, dataset, ...chunk],
       );
-      largest = Math.max(largest, Number(row?.bytes ?? 0));
+      for (const row of rows) lengths.set(row.id, Number(row.bytes));
     }
-    return largest;
+    return lengths;
+  }
+
+  /** The length in bytes of the longest text of these documents (0 when none exists), read without reading them. */
+  async largestText(projectId: string, dataset: string, ids: readonly string[]): Promise<number> {
+    return Math.max(0, ...(await this.textLengths(projectId, dataset, ids)).values());
   }
 
   /**
@@ -78,15 +84,7 @@ export class DocumentRepository {
    * leaves out a document deleted meanwhile.
    */
   async textsInOrder(projectId: string, dataset: string, ids: readonly string[]): Promise<{ missing: string[]; texts: AsyncGenerator<[string, string]> }> {
-    const dialect = sqlDialect(this.db.dialect);
-    const inList = (chunk: readonly string[]) => `project_id = ? AND dataset = ? AND id IN (${chunk.map(() => '?').join(', ')})`;
-    const lengths = new Map<string, number>();
-    const unique = [...new Set(ids)];
-    for (let start = 0; start < unique.length; start += IDS_PER_QUERY) {
-      const chunk = unique.slice(start, start + IDS_PER_QUERY);
-      const rows = await this.db.all<{ id: string; bytes: number }>(`SELECT id, ${dialect.documentTextBytes} AS bytes FROM documents WHERE ${inList(chunk)}`, [projectId, dataset, ...chunk]);
-      for (const row of rows) lengths.set(row.id, Number(row.bytes));
-    }
+    const lengths = await this.textLengths(projectId, dataset, ids);
     const present = ids.filter((id) => lengths.has(id)).map((id) => ({ id, bytes: lengths.get(id)! }));
     const db = this.db;
     async function* texts(): AsyncGenerator<[string, string]> {
@@ -95,7 +93,7 @@ export class DocumentRepository {
         const kept = page.slice(0, leadingWithin(page, PAGE_TEXT_BYTES));
         start += kept.length;
         const wanted = [...new Set(kept.map((entry) => entry.id))];
-        const rows = await db.all<{ id: string; content: string }>(`SELECT id, ${binaryJsonText(db.dialect, 'content')} AS content FROM documents WHERE ${inList(wanted)}`, [
+        const rows = await db.all<{ id: string; content: string }>(`SELECT id, ${binaryJsonText(db.dialect, 'content')} AS content FROM documents WHERE ${idsIn(wanted)}`, [
           projectId,
           dataset,
           ...wanted,
@@ -115,7 +113,7 @@ export class DocumentRepository {
     for (let start = 0; start < ids.length; start += IDS_PER_QUERY) {
       const chunk = ids.slice(start, start + IDS_PER_QUERY);
       const rows = await this.db.all<{ content: unknown }>(
-        `SELECT ${binaryJsonColumn(this.db.dialect, 'content')} AS content FROM documents WHERE project_id = ? AND dataset = ? AND id IN (${chunk.map(() => '?').join(', ')})`,
+        `SELECT ${binaryJsonColumn(this.db.dialect, 'content')} AS content FROM documents WHERE ${idsIn(chunk)}`,
         [projectId, dataset, ...chunk],
         { planOnce: true },
       );
@@ -172,7 +170,7 @@ export class DocumentRepository {
     for (let start = 0; start < ids.length; start += IDS_PER_QUERY) {
       const chunk = ids.slice(start, start + IDS_PER_QUERY);
       const rows = await this.db.all<{ id: string; created_at: string; rev: string }>(
-        `SELECT id, created_at, rev FROM documents WHERE project_id = ? AND dataset = ? AND id IN (${chunk.map(() => '?').join(', ')})`,
+        `SELECT id, created_at, rev FROM documents WHERE ${idsIn(chunk)}`,
         [projectId, dataset, ...chunk],
       );
       for (const row of rows) found.set(row.id, { createdAt: row.created_at, rev: row.rev });
@@ -268,6 +266,11 @@ export class DocumentRepository {
     return Object.fromEntries(rows.map((row) => [row.type, Number(row.n)]));
   }
 
+}
+
+/** The condition of documents of a project's dataset with these ids (bound after the project and dataset). */
+function idsIn(ids: readonly string[]): string {
+  return `project_id = ? AND dataset = ? AND id IN (${ids.map(() => '?').join(', ')})`;
 }
 
 /** Locks per dataset: an import holds them all, and a write the ones of its documents. */
