@@ -1,5 +1,5 @@
 import type { FastifyBaseLogger } from 'fastify';
-import type { Repositories, ScheduleRecord, Store } from '../store/index.ts';
+import type { ProjectRecord, Repositories, ScheduleRecord, Store } from '../store/index.ts';
 import { requireProjectRole } from '../access/access-control.ts';
 import { AppError } from '../errors.ts';
 import { principalOfActor } from './actor.ts';
@@ -36,6 +36,9 @@ type Firing =
 const PAGE = 100;
 
 const keyOf = (schedule: ScheduleRecord): string => JSON.stringify([schedule.projectId, schedule.dataset, schedule.documentId]);
+
+/** Whether the schedule's dataset was taken out of its project: the schedule waits for it. */
+const datasetRemoved = (project: ProjectRecord | undefined, dataset: string): boolean => project !== undefined && !project.datasets.includes(dataset);
 
 /**
  * Publishes due drafts. Schedules live in the database, so they survive restarts; each one is
@@ -86,11 +89,22 @@ export class Scheduler {
     let fired = 0;
     let after: ScheduleRecord | undefined;
     const seen = new Set<string>();
+    // Read once a pass: the schedules of a removed dataset are passed over without a transaction each.
+    const projects = new Map<string, Promise<ProjectRecord | undefined>>();
+    const projectOf = (id: string): Promise<ProjectRecord | undefined> => {
+      let project = projects.get(id);
+      if (!project) {
+        project = this.store.projects.findById(id);
+        projects.set(id, project);
+      }
+      return project;
+    };
     try {
       for (;;) {
         const page = await this.store.schedules.due(now.toISOString(), after, PAGE);
         for (const schedule of page) {
           seen.add(keyOf(schedule));
+          if (datasetRemoved(await projectOf(schedule.projectId), schedule.dataset)) continue;
           if (await this.tryFiring(schedule, now)) fired++;
         }
         if (page.length < PAGE) break;
@@ -138,8 +152,8 @@ export class Scheduler {
       await tx.documents.lock(projectId, dataset, [documentId]);
       const due = await tx.schedules.claim(projectId, dataset, documentId, now.toISOString());
       if (!due) return { kind: 'gone' };
-      const project = await tx.projects.findById(projectId);
-      if (project && !project.datasets.includes(dataset)) return { kind: 'held' };
+      // Checked again here: the dataset may have been taken out since the pass read the project.
+      if (datasetRemoved(await tx.projects.findById(projectId), dataset)) return { kind: 'held' };
       if (!(await tx.documents.get(projectId, dataset, draftIdOf(documentId)))) {
         await tx.schedules.clear(projectId, dataset, documentId);
         return { kind: 'dropped', reason: 'draft gone' };
