@@ -5,7 +5,7 @@ import { requireProjectRole } from '../access/access-control.ts';
 import { actorIdOf } from './actor.ts';
 import { baseIdOf, draftIdOf } from './document-ids.ts';
 import { runContentTransaction } from './transactions.ts';
-import { TransactionHistory, type DocumentsAt, type TransactionLine, type TransactionQuery } from './transaction-history.ts';
+import { TransactionHistory, type DocumentsAt, type TransactionQuery } from './transaction-history.ts';
 
 export interface RevisionListItem {
   id: string;
@@ -39,7 +39,7 @@ export class HistoryService {
   }
 
   /** The transactions that touched some documents, as Sanity's NDJSON lines (read lazily). */
-  transactions(actor: Principal, project: ProjectRecord, dataset: string, query: TransactionQuery): Promise<AsyncIterable<TransactionLine>> {
+  transactions(actor: Principal, project: ProjectRecord, dataset: string, query: TransactionQuery): Promise<AsyncIterable<string>> {
     return this.log.transactions(actor, project, dataset, query);
   }
 

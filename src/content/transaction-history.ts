@@ -6,8 +6,9 @@ import { revisionKey } from '../store/repos/revisions.ts';
 import type { Principal } from '../access/principal.ts';
 import { requireProjectRole } from '../access/access-control.ts';
 import { effects } from '../mendoza/index.ts';
-import { baseIdOf, draftIdOf, isDraftId } from './document-ids.ts';
+import { baseIdOf, isDraftId } from './document-ids.ts';
 import { TimeSlices } from '../time-slices.ts';
+import { chunksWithin } from '../store/stored-size-pages.ts';
 
 /** What `GET /data/history/:dataset/transactions/:ids` asks (Sanity's History API). */
 export interface TransactionQuery {
@@ -32,17 +33,6 @@ export interface TransactionQuery {
   identifiedOnly: boolean;
 }
 
-/**
- * One line of the NDJSON answer, in Sanity's shape, as JSON text ending in a newline:
- * `{id, timestamp, author, documentIDs, effects?: {<documentId>: {apply, revert}}, mutations?}`.
- * `author` is the user id, `token:<id>`, or `system`, as listener events name it.
- */
-export interface TransactionLine {
-  /** The transaction's id. */
-  id: string;
-  text: string;
-}
-
 /** Where in the past `GET /data/history/:dataset/documents/:ids` looks: exactly one of these. */
 export interface DocumentsAt {
   revision?: string;
@@ -55,9 +45,11 @@ const MAX_AUTHORS = 100;
 /** Transactions read from the log per round when no smaller limit bounds them. */
 const BATCH = 100;
 /**
- * Document text whose versions one step of lines holds at once, about: a line's effects or
- * mutations need its document before and after. A hundred lines of a 16 MB document at once were
- * GBs; the step is sized by the documents' current length.
+ * Text that one step of lines reads at once, about: the versions of documents a line's effects
+ * and mutations need (each document before and after) and its mutations, by their lengths, read
+ * first. A round of 100 lines of a 16 MB document was GBs; so were 100 transactions that each
+ * sent a large document whole. A transaction beyond it alone is read a part of its documents at
+ * a time.
  */
 const LINES_TEXT_BYTES = 16 * 1024 * 1024;
 /**
@@ -75,19 +67,29 @@ const EFFECTS_CACHE_CHARS = 16 * 1024 * 1024;
 export class TransactionHistory {
   private readonly store: Store;
   private readonly effectsCache: LRUCache<string, string> | undefined;
+  private readonly linesTextBytes: number;
 
-  /** `effectsCacheChars`: 0 computes effects every time (benchmarks measure that). */
-  constructor(store: Store, effectsCacheChars = EFFECTS_CACHE_CHARS) {
+  /**
+   * `effectsCacheChars`: 0 computes effects every time (benchmarks measure that); `linesTextBytes`:
+   * what a step reads at once (tests make every transaction one beyond it).
+   */
+  constructor(store: Store, { effectsCacheChars = EFFECTS_CACHE_CHARS, linesTextBytes = LINES_TEXT_BYTES } = {}) {
     this.store = store;
+    this.linesTextBytes = linesTextBytes;
     this.effectsCache =
       effectsCacheChars > 0 ? new LRUCache({ maxSize: effectsCacheChars, sizeCalculation: (value, key) => value.length + key.length }) : undefined;
   }
 
   /**
-   * Checks access and the query and reads the first transaction (errors are thrown here, before a
-   * line is sent), then reads the others lazily, a batch at a time.
+   * The NDJSON answer: a line per transaction in Sanity's shape, as JSON text ending in a newline,
+   * `{id, timestamp, author, documentIDs, effects?: {<documentId>: {apply, revert}}, mutations?}`
+   * (`author` the user id, `token:<id>`, or `system`, as listener events name it), as pieces of
+   * text: the lines of a step, or a part of one line (a transaction that changed many large
+   * documents is made a part at a time).
+   * Checks access and the query and reads the first piece (errors are thrown here, before a line
+   * is sent), then reads the others lazily, a step at a time.
    */
-  async transactions(actor: Principal, project: ProjectRecord, dataset: string, query: TransactionQuery): Promise<AsyncIterable<TransactionLine>> {
+  async transactions(actor: Principal, project: ProjectRecord, dataset: string, query: TransactionQuery): Promise<AsyncIterable<string>> {
     requireProjectRole(actor, project, 'viewer', { dataset });
     if (query.excludeContent === false) throw forbidden('This API requires excludeContent to be true');
     const window: Omit<ChangeWindow, 'after'> = { reverse: query.reverse };
@@ -100,7 +102,7 @@ export class TransactionHistory {
       if (query.authors.length > MAX_AUTHORS) throw badRequest(`authors may name at most ${MAX_AUTHORS} authors`);
       window.authors = query.authors;
     }
-    // The first round is read now: what fails there (most failures) is an HTTP error, not a last line.
+    // The first step is read now: what fails there (most failures) is an HTTP error, not a last line.
     const lines = this.read(project.id, dataset, query, window);
     const first = await lines.next();
     return (async function* () {
@@ -133,13 +135,13 @@ export class TransactionHistory {
     }
     const byId = new Map(changes.filter((change) => change.resultRev !== null).map((change) => [change.documentId, change]));
     const existing = documentIds.flatMap((id) => byId.get(id) ?? []);
-    const step = await this.stepFor(project.id, dataset, documentIds, 1);
+    const lengths = await this.versionLengths(project.id, dataset, existing, (change) => [change.resultRev]);
     const read = (changes: LoggedChange[]) => this.contents(project.id, dataset, changes, (change) => [change.resultRev]);
+    const budget = this.linesTextBytes;
     return (async function* () {
       yield '{"documents":[';
       let written = 0;
-      for (let start = 0; start < existing.length; start += step) {
-        const chunk = existing.slice(start, start + step);
+      for (const chunk of chunksWithin(existing, (change) => lengths.get(afterKey(change)) ?? 0, budget)) {
         const contents = await read(chunk);
         for (const change of chunk) {
           const document = contents.get(afterKey(change));
@@ -164,10 +166,9 @@ export class TransactionHistory {
    * `want` changes up to it, one transaction each, so a round with a limit of at most BATCH is
    * the only one. A transaction's rows are then read whole by its id.
    */
-  private async *read(projectId: string, dataset: string, query: TransactionQuery, window: Omit<ChangeWindow, 'after'>): AsyncGenerator<TransactionLine> {
+  private async *read(projectId: string, dataset: string, query: TransactionQuery, window: Omit<ChangeWindow, 'after'>): AsyncGenerator<string> {
     const documentIds = [...new Set(query.documentIds)];
     const sent = new Set<string>();
-    const step = await this.linesPerStep(projectId, dataset, documentIds, query);
     const slices = new TimeSlices();
     let cursor: number | undefined;
     for (;;) {
@@ -200,94 +201,135 @@ export class TransactionHistory {
         .sort(([, a], [, b]) => (ahead(a, b) ? -1 : 1))
         .slice(0, remaining)
         .map(([id]) => id);
-      for (let start = 0; start < ready.length; start += step) {
-        for (const line of await this.lines(projectId, dataset, ready.slice(start, start + step), query)) {
-          sent.add(line.id);
-          yield line;
-        }
-        // Effects are computed on the server's thread: a long history gives other requests turns.
-        await slices.pause();
-      }
+      for (const id of ready) sent.add(id);
+      yield* this.lines(projectId, dataset, ready, query, slices);
       if (frontier === undefined) return;
       cursor = frontier;
     }
   }
 
-  /** How many lines are made at once: BATCH, or fewer where the documents' versions are large. */
-  private linesPerStep(projectId: string, dataset: string, documentIds: readonly string[], query: TransactionQuery): Promise<number> {
-    return query.effects || query.mutations ? this.stepFor(projectId, dataset, documentIds, 2) : Promise.resolve(BATCH);
-  }
-
-  /** Steps that each hold `versions` versions of the documents fit in LINES_TEXT_BYTES by their current length; at most BATCH. */
-  private async stepFor(projectId: string, dataset: string, documentIds: readonly string[], versions: number): Promise<number> {
-    const named = [...new Set(documentIds.flatMap((id) => [baseIdOf(id), draftIdOf(baseIdOf(id))]))];
-    const largest = await this.store.documents.largestText(projectId, dataset, named);
-    return Math.max(1, Math.min(BATCH, Math.floor(LINES_TEXT_BYTES / Math.max(1, versions * largest))));
-  }
-
-  /** The lines of these transactions, in this order. */
-  private async lines(projectId: string, dataset: string, transactionIds: readonly string[], query: TransactionQuery): Promise<TransactionLine[]> {
-    if (transactionIds.length === 0) return [];
+  /**
+   * The lines of these transactions, in this order: in steps of whole transactions whose versions
+   * and mutations fit in `linesTextBytes` (LINES_TEXT_BYTES) together, each step read at once; a transaction beyond
+   * it in a step of its own, read a part of its documents at a time. Effects are computed on the
+   * server's thread: between steps and parts, other requests get turns.
+   */
+  private async *lines(projectId: string, dataset: string, transactionIds: readonly string[], query: TransactionQuery, slices: TimeSlices): AsyncGenerator<string> {
+    if (transactionIds.length === 0) return;
     const rows = await this.store.transactionLog.transactionChanges(projectId, dataset, transactionIds, query.identifiedOnly ? query.documentIds : undefined);
     rows.sort((a, b) => a.seq - b.seq);
+    const byTransaction = new Map<string, LoggedChange[]>(transactionIds.map((id) => [id, []]));
+    for (const row of rows) byTransaction.get(row.transactionId)?.push(row);
     const cacheKey = (change: LoggedChange) => `${projectId}\u0000${dataset}\u0000${change.documentId}\u0000${change.transactionId}`;
-    const cached = new Map<LoggedChange, string>();
+    const cachedEffects = new Map<LoggedChange, string>();
     if (query.effects) {
       for (const row of rows) {
         const json = this.effectsCache?.get(cacheKey(row));
-        if (json !== undefined) cached.set(row, json);
+        if (json !== undefined) cachedEffects.set(row, json);
       }
     }
-    const contents = await this.contents(projectId, dataset, rows, (row) => [
-      ...(query.effects && !cached.has(row) ? [row.previousRev, row.resultRev] : []),
-      ...(query.mutations && row.mutations === null ? [row.resultRev] : []),
-    ]);
-    const byTransaction = new Map<string, LoggedChange[]>(transactionIds.map((id) => [id, []]));
-    for (const row of rows) byTransaction.get(row.transactionId)?.push(row);
-    const lines: TransactionLine[] = [];
-    for (const [id, changes] of byTransaction) {
-      const first = changes[0];
-      if (!first) continue;
-      const parts = [JSON.stringify({ id, timestamp: first.createdAt, author: first.actor ?? 'system', documentIDs: changes.map((change) => change.documentId) }).slice(0, -1)];
-      if (query.effects) {
-        const effectsJson = changes.map((change) => {
-          let json = cached.get(change);
-          if (json === undefined) {
-            const before = change.previousRev === null ? null : (contents.get(versionKey(change, change.previousRev)) ?? null);
-            json = JSON.stringify(effects(before, contents.get(afterKey(change)) ?? null));
-            this.effectsCache?.set(cacheKey(change), json);
+    // The versions each part of a line reads: a document before and after for its effects, after
+    // for its mutations when the write did not come from mutations.
+    const effectVersions = (row: LoggedChange) => (query.effects && !cachedEffects.has(row) ? [row.previousRev, row.resultRev] : []);
+    const mutationVersions = (row: LoggedChange) => (query.mutations && row.mutationsBytes === null ? [row.resultRev] : []);
+    const lengths = await this.versionLengths(projectId, dataset, rows, (row) => [...effectVersions(row), ...mutationVersions(row)]);
+    const versionsBytes = (row: LoggedChange, revs: (string | null)[]) => revs.reduce((sum, rev) => sum + (rev === null ? 0 : (lengths.get(versionKey(row, rev)) ?? 0)), 0);
+    const effectBytes = (row: LoggedChange) => versionsBytes(row, effectVersions(row));
+    const mutationBytes = (row: LoggedChange) => (query.mutations ? (row.mutationsBytes ?? 0) : 0) + versionsBytes(row, mutationVersions(row));
+    const load = async (changes: readonly LoggedChange[], parts: { effects: boolean; mutations: boolean }): Promise<LineInputs> => {
+      const withMutations = parts.mutations && query.mutations ? changes.filter((change) => change.mutationsBytes !== null) : [];
+      return {
+        versions: await this.contents(projectId, dataset, changes, (change) => [...(parts.effects ? effectVersions(change) : []), ...(parts.mutations ? mutationVersions(change) : [])]),
+        mutations: await this.store.transactionLog.mutationsOf(projectId, dataset, withMutations.map((change) => change.seq)),
+      };
+    };
+    const transactions = [...byTransaction].filter(([, changes]) => changes.length > 0);
+    const transactionBytes = ([, changes]: [string, LoggedChange[]]) => changes.reduce((sum, change) => sum + effectBytes(change) + mutationBytes(change), 0);
+    for (const step of chunksWithin(transactions, transactionBytes, this.linesTextBytes)) {
+      const whole = step.length > 1 || transactionBytes(step[0]!) <= this.linesTextBytes;
+      const inputs = whole ? await load(step.flatMap(([, changes]) => changes), { effects: true, mutations: true }) : undefined;
+      // The lines of a step read at once are sent together; one beyond the budget, a part at a time.
+      const text: string[] = [];
+      const partDone = () => (whole ? undefined : text.splice(0).join(''));
+      for (const [id, changes] of step) {
+        const first = changes[0]!;
+        text.push(JSON.stringify({ id, timestamp: first.createdAt, author: first.actor ?? 'system', documentIDs: changes.map((change) => change.documentId) }).slice(0, -1));
+        if (query.effects) {
+          text.push(',"effects":{');
+          let written = 0;
+          for (const part of whole ? [changes] : chunksWithin(changes, effectBytes, this.linesTextBytes)) {
+            const { versions } = inputs ?? (await load(part, { effects: true, mutations: false }));
+            for (const change of part) {
+              let json = cachedEffects.get(change);
+              if (json === undefined) {
+                const before = change.previousRev === null ? null : (versions.get(versionKey(change, change.previousRev)) ?? null);
+                json = JSON.stringify(effects(before, versions.get(afterKey(change)) ?? null));
+                this.effectsCache?.set(cacheKey(change), json);
+              }
+              text.push(`${written++ === 0 ? '' : ','}${JSON.stringify(change.documentId)}:${json}`);
+            }
+            const done = partDone();
+            if (done) yield done;
+            await slices.pause();
           }
-          return `${JSON.stringify(change.documentId)}:${json}`;
-        });
-        parts.push(`,"effects":{${effectsJson.join(',')}}`);
+          text.push('}');
+        }
+        if (query.mutations) {
+          text.push(',"mutations":[');
+          let written = 0;
+          for (const part of whole ? [changes] : chunksWithin(changes, mutationBytes, this.linesTextBytes)) {
+            const { versions, mutations } = inputs ?? (await load(part, { effects: false, mutations: true }));
+            for (const change of part) {
+              const after = versions.get(afterKey(change));
+              const sent = change.mutationsBytes === null ? [after ? { createOrReplace: after } : { delete: { id: change.documentId } }] : (mutations.get(change.seq) ?? []);
+              for (const mutation of sent) text.push(`${written++ === 0 ? '' : ','}${JSON.stringify(mutation)}`);
+            }
+            const done = partDone();
+            if (done) yield done;
+            await slices.pause();
+          }
+          text.push(']');
+        }
+        text.push('}\n');
       }
-      if (query.mutations) {
-        const mutations = changes.flatMap((change) => {
-          if (change.mutations) return change.mutations;
-          const after = contents.get(afterKey(change));
-          return [after ? { createOrReplace: after } : { delete: { id: change.documentId } }];
-        });
-        parts.push(`,"mutations":${JSON.stringify(mutations)}`);
-      }
-      lines.push({ id, text: `${parts.join('')}}\n` });
+      yield text.join('');
+      await slices.pause();
     }
-    return lines;
+  }
+
+  /** The lengths in bytes of the versions `revs` names for each change, read without reading them. */
+  private async versionLengths(projectId: string, dataset: string, changes: readonly LoggedChange[], revs: (change: LoggedChange) => (string | null)[]) {
+    const { baseIds, transactionIds } = versionsNamed(changes, revs);
+    if (transactionIds.length === 0) return new Map<string, number>();
+    return this.store.revisions.textLengths(projectId, dataset, baseIds, transactionIds);
   }
 
   /** The versions `revs` names for each change (transaction ids of revisions of its document), in one statement. */
   private async contents(projectId: string, dataset: string, changes: readonly LoggedChange[], revs: (change: LoggedChange) => (string | null)[]) {
-    const transactionIds = new Set<string>();
-    const baseIds = new Set<string>();
-    for (const change of changes) {
-      for (const rev of revs(change)) {
-        if (rev === null) continue;
-        transactionIds.add(rev);
-        baseIds.add(baseIdOf(change.documentId));
-      }
-    }
-    if (transactionIds.size === 0) return new Map<string, StoredDocument>();
-    return this.store.revisions.contents(projectId, dataset, [...baseIds], [...transactionIds]);
+    const { baseIds, transactionIds } = versionsNamed(changes, revs);
+    if (transactionIds.length === 0) return new Map<string, StoredDocument>();
+    return this.store.revisions.contents(projectId, dataset, baseIds, transactionIds);
   }
+}
+
+/** What one step of lines reads: versions of documents by versionKey, and mutations by the log's seq. */
+interface LineInputs {
+  versions: Map<string, StoredDocument>;
+  mutations: Map<number, unknown[]>;
+}
+
+/** The base ids and transaction ids of the revisions `revs` names for each change. */
+function versionsNamed(changes: readonly LoggedChange[], revs: (change: LoggedChange) => (string | null)[]): { baseIds: string[]; transactionIds: string[] } {
+  const transactionIds = new Set<string>();
+  const baseIds = new Set<string>();
+  for (const change of changes) {
+    for (const rev of revs(change)) {
+      if (rev === null) continue;
+      transactionIds.add(rev);
+      baseIds.add(baseIdOf(change.documentId));
+    }
+  }
+  return { baseIds: [...baseIds], transactionIds: [...transactionIds] };
 }
 
 function versionKey(change: LoggedChange, rev: string): string {

@@ -3,6 +3,8 @@ import { expectErrorBody, startTestApp, type TestApp } from '../helpers/test-app
 import { createApiToken, createProject, createUser, type TestProject } from '../helpers/fixtures.ts';
 import { dataClient, ok } from '../helpers/content.ts';
 import { testEngine } from '../helpers/engine.ts';
+import { TransactionHistory, type TransactionQuery } from '../../src/content/transaction-history.ts';
+import { CLI_PRINCIPAL } from '../../src/access/system-principal.ts';
 import {
   fetchTransactions,
   replayBackwards,
@@ -121,6 +123,29 @@ describe(`Sanity's History API: transactions and documents at a revision (${test
       const apply = JSON.stringify(edit.effects![draft]!.apply);
       expect(apply).toContain('edited');
       expect(apply).not.toContain('First paragraph');
+    });
+
+    it('makes the same lines and documents when every transaction is read a document at a time', async () => {
+      // A step reads what fits in its budget; a transaction beyond it, a part of its documents at
+      // a time (large documents). With a budget of a byte, every transaction and document is.
+      const stored = (await app.services.store.projects.findById(project.id))!;
+      const text = async (history: TransactionHistory, query: TransactionQuery) => {
+        let all = '';
+        for await (const piece of await history.transactions(CLI_PRINCIPAL, stored, 'production', query)) all += piece;
+        return all;
+      };
+      const query: TransactionQuery = { documentIds: [id, draft], effects: true, mutations: true, reverse: false, identifiedOnly: false };
+      const atOnce = new TransactionHistory(app.services.store, { effectsCacheChars: 0 });
+      const byParts = new TransactionHistory(app.services.store, { effectsCacheChars: 0, linesTextBytes: 1 });
+      const expected = await text(atOnce, query);
+      expect(expected.split('\n').filter(Boolean)).toHaveLength(steps.length);
+      expect(await text(byParts, query)).toBe(expected);
+      const documents = async (history: TransactionHistory) => {
+        let all = '';
+        for await (const piece of await history.documentsAt(CLI_PRINCIPAL, stored, 'production', [id, draft], { lastRevision: true })) all += piece;
+        return JSON.parse(all) as { documents: Doc[] };
+      };
+      expect((await documents(byParts)).documents).toEqual([steps[4]!.versions[id], steps.at(-1)!.versions[draft]]);
     });
 
     it('returns the documents as each transaction left them (revision), at a time, and last before deletion', async () => {

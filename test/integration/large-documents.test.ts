@@ -108,6 +108,41 @@ describe(`a dataset of large documents on a small heap (${testEngine})`, () => {
     await alive();
   });
 
+  /** The NDJSON lines of a history request, parsed; the server still serving after it. */
+  async function historyLines(path: string): Promise<Record<string, unknown>[]> {
+    const response = await fetch(`${server.url}/api/v1/data/history/production/transactions/${path}`, { headers: { authorization: `Bearer ${token}`, ...headers } });
+    expect(response.status).toBe(200);
+    const lines = (await response.text()).split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines.filter((line) => 'error' in line)).toEqual([]);
+    await alive();
+    return lines;
+  }
+
+  it('streams the history of a document sent whole in each of 100 transactions, mutations included', async () => {
+    // Each transaction's mutations are the 1 MB document: a round of 100 rows read them all at once.
+    for (let i = 0; i < 100; i++) {
+      const document = { _id: 'history-replaced', _type: 'large', n: i, body: `${i} ${'lorem ipsum '.repeat(BODY_BYTES / 12)}`.repeat(5) };
+      const written = await server.request('POST', '/api/v1/data/mutate/production', { token, headers, body: { mutations: [{ createOrReplace: document }] } });
+      expect(written.status).toBe(200);
+    }
+    const lines = await historyLines('history-replaced');
+    expect(lines.map((line) => (line.mutations as { createOrReplace: { n: number } }[])[0]!.createOrReplace.n)).toEqual(Array.from({ length: 100 }, (_, i) => i));
+  });
+
+  it('streams the history of a large document after it was deleted, effects included', async () => {
+    // Steps were sized by the documents' current length, and a deleted document has none.
+    const big = { _id: 'history-deleted', _type: 'large', body: `${'lorem ipsum '.repeat(BODY_BYTES / 12)}`.repeat(5) };
+    expect((await server.request('POST', '/api/v1/data/mutate/production', { token, headers, body: { mutations: [{ create: big }] } })).status).toBe(200);
+    for (let i = 0; i < 80; i++) {
+      const edited = await server.request('POST', '/api/v1/data/mutate/production', { token, headers, body: { mutations: [{ patch: { id: 'history-deleted', set: { edit: i } } }] } });
+      expect(edited.status).toBe(200);
+    }
+    expect((await server.request('POST', '/api/v1/data/mutate/production', { token, headers, body: { mutations: [{ delete: { id: 'history-deleted' } }] } })).status).toBe(200);
+    const lines = await historyLines('history-deleted?effectFormat=mendoza&excludeContent=true&excludeMutations=true');
+    expect(lines).toHaveLength(82);
+    expect(lines.every((line) => Object.keys(line.effects as object).join() === 'history-deleted')).toBe(true);
+  });
+
   it('answers a request for 100 documents of 2 MB by id, with the ids it does not have omitted', async () => {
     const big = { _id: 'by-id-big', _type: 'large', body: 'lorem ipsum '.repeat(175_000) };
     expect((await server.request('POST', '/api/v1/data/mutate/production', { token, headers, body: { mutations: [{ create: big }] } })).status).toBe(200);

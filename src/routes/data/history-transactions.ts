@@ -5,7 +5,6 @@ import { AppError } from '../../errors.ts';
 import { principalOf } from '../../http/request-context.ts';
 import { dataProject } from '../../http/data-project.ts';
 import { bearerSecurity, errorResponses } from '../../http/schemas.ts';
-import type { TransactionLine } from '../../content/transaction-history.ts';
 import { datasetParam, documentIdsParam, documentSchema, projectQuery } from './schemas.ts';
 
 const idsParams = {
@@ -43,13 +42,18 @@ const list = (value: string) =>
  * ordinary HTTP errors; a failure while streaming ends the body with a line `{"error": {...}}`,
  * which is how Sanity reports one there (Studio's reader throws on it).
  */
-async function* ndjson(lines: AsyncIterable<TransactionLine>, log: FastifyInstance['log']): AsyncGenerator<string> {
+async function* ndjson(lines: AsyncIterable<string>, log: FastifyInstance['log']): AsyncGenerator<string> {
+  // Lines come in pieces: one cut short by a failure is ended before the error's line.
+  let lineEnded = true;
   try {
-    for await (const line of lines) yield line.text;
+    for await (const piece of lines) {
+      yield piece;
+      lineEnded = piece.endsWith('\n');
+    }
   } catch (error) {
     const known = error instanceof AppError && error.statusCode < 500;
     if (!known) log.error({ err: error }, 'reading the transaction history failed');
-    yield `${JSON.stringify({ error: { type: known ? error.code : 'internalError', description: known ? error.message : 'An internal error occurred' } })}\n`;
+    yield `${lineEnded ? '' : '\n'}${JSON.stringify({ error: { type: known ? error.code : 'internalError', description: known ? error.message : 'An internal error occurred' } })}\n`;
   }
 }
 

@@ -37,6 +37,16 @@ export interface SqlDialect {
    * column, as its stored size is compressed).
    */
   readonly documentTextBytes: string;
+  /**
+   * A row of `revisions`: the length of the content it keeps, in bytes, read without reading the
+   * content; null while the revision is its document's current state (content NULL).
+   */
+  readonly revisionTextBytes: string;
+  /**
+   * The SET list of an UPDATE of `revisions` that copies in the content of the document
+   * `currentDocument` (`FROM documents d WHERE ...`) finds, with what revisionTextBytes reads.
+   */
+  copyCurrentContent(currentDocument: string): string;
   /** SELECT `columns`, `seq` and `commit_order` (as text) of a log's rows after `position`, oldest first. */
   logAfter(table: string, columns: string, position: LogPosition, limit: number): Sql;
   /**

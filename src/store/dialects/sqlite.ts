@@ -12,6 +12,9 @@ export const sqliteDialect: SqlDialect = {
   binaryJsonText: (column) => `json(${column})`,
   // SQLite reads a blob's length from its record's header, not its pages.
   documentTextBytes: 'length(content)',
+  // Older revisions hold text, whose length() counts characters by reading it; octet_length does not.
+  revisionTextBytes: 'octet_length(content)',
+  copyCurrentContent: (currentDocument) => `content = (SELECT d.content ${currentDocument})`,
   // One writer commits at a time: `seq` alone is commit order.
   logAfter: (table, columns, position, limit) =>
     sql`SELECT seq, CAST(commit_order AS TEXT) AS commit_order, ${raw(columns)} FROM ${raw(table)} WHERE seq > ${position.seq} ORDER BY seq LIMIT ${limit}`,

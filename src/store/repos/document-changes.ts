@@ -35,7 +35,7 @@ export interface StoredDocumentChange extends LoggedChangeFields {
   dataset: string;
 }
 
-/** A row of document_changes: the columns of a change, as both readers of the log select them. */
+/** A row of document_changes: the columns of a change, as the listeners' reader of the log selects them. */
 export interface ChangeRow {
   document_id: string;
   transaction_id: string;
@@ -47,7 +47,7 @@ export interface ChangeRow {
 }
 
 /** A row's change. */
-export function loggedChangeOf(row: ChangeRow): LoggedChangeFields {
+function loggedChangeOf(row: ChangeRow): LoggedChangeFields {
   return {
     documentId: row.document_id,
     transactionId: row.transaction_id,

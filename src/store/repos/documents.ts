@@ -72,11 +72,6 @@ export class DocumentRepository {
     return lengths;
   }
 
-  /** The length in bytes of the longest text of these documents (0 when none exists), read without reading them. */
-  async largestText(projectId: string, dataset: string, ids: readonly string[]): Promise<number> {
-    return Math.max(0, ...(await this.textLengths(projectId, dataset, ids)).values());
-  }
-
   /**
    * Documents by id as their stored JSON text, in the order asked (an id asked twice comes twice),
    * read a page at a time: a page holds at most PAGE_TEXT_BYTES of them, by the lengths read

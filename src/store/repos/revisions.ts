@@ -1,4 +1,5 @@
 import { binaryJsonColumn, jsonColumn, type Dialect, type SqlExecutor } from '../sql.ts';
+import { sqlDialect } from '../dialects/dialect.ts';
 import type { RevisionRecord, StoredDocument } from '../records.ts';
 import { isIn, raw, sql } from '../sql-fragment.ts';
 
@@ -20,8 +21,9 @@ const ROWS_PER_STATEMENT = 500;
 const BASE_IDS_IN_STATEMENT = 200;
 const COLUMNS = 'id, project_id, dataset, document_id, revision, is_draft, transaction_id, content, changed_by, created_at';
 /** The document a revision describes: its draft or its published form. */
-const CURRENT_CONTENT = `SELECT d.content FROM documents d WHERE d.project_id = revisions.project_id AND d.dataset = revisions.dataset
+const CURRENT_DOCUMENT = `FROM documents d WHERE d.project_id = revisions.project_id AND d.dataset = revisions.dataset
   AND d.id = (CASE WHEN revisions.is_draft = 1 THEN 'drafts.' || revisions.document_id ELSE revisions.document_id END)`;
+const CURRENT_CONTENT = `SELECT d.content ${CURRENT_DOCUMENT}`;
 /**
  * A revision with its content, taken from the document while the revision is its current state.
  * Copies of a document's content are binary JSON like it (SQLite: older revisions hold text).
@@ -153,7 +155,7 @@ export class RevisionRepository {
     for (let start = 0; start < documentIds.length; start += ROWS_PER_STATEMENT) {
       const chunk = documentIds.slice(start, start + ROWS_PER_STATEMENT);
       await this.db.run(
-        `UPDATE revisions SET content = (${CURRENT_CONTENT})
+        `UPDATE revisions SET ${sqlDialect(this.db.dialect).copyCurrentContent(CURRENT_DOCUMENT)}
          WHERE project_id = ? AND dataset = ? AND content IS NULL AND document_id IN (${chunk.map(() => '?').join(', ')})`,
         [projectId, dataset, ...chunk],
       );
@@ -188,22 +190,45 @@ export class RevisionRepository {
    * The contents of the revisions that these transactions wrote to these base ids (the draft and
    * the published form), keyed by `revisionKey`: the versions a history shows, in one statement.
    */
-  async contents(projectId: string, dataset: string, baseIds: readonly string[], transactionIds: readonly string[]): Promise<Map<string, StoredDocument>> {
-    const found = new Map<string, StoredDocument>();
-    if (baseIds.length === 0) return found;
+  contents(projectId: string, dataset: string, baseIds: readonly string[], transactionIds: readonly string[]): Promise<Map<string, StoredDocument>> {
     const content = binaryJsonColumn(this.db.dialect, `COALESCE(content, (${CURRENT_CONTENT}))`);
+    return this.versions(projectId, dataset, baseIds, transactionIds, content, (value) => jsonColumn<StoredDocument>(value));
+  }
+
+  /**
+   * The lengths in bytes of the same versions' JSON text, read without reading them: a history
+   * reads its versions in steps cut by them.
+   */
+  textLengths(projectId: string, dataset: string, baseIds: readonly string[], transactionIds: readonly string[]): Promise<Map<string, number>> {
+    const dialect = sqlDialect(this.db.dialect);
+    // The document's columns alone are in the subquery's scope, so its length reads them.
+    const bytes = `COALESCE(${dialect.revisionTextBytes}, (SELECT ${dialect.documentTextBytes} ${CURRENT_DOCUMENT}))`;
+    return this.versions(projectId, dataset, baseIds, transactionIds, bytes, (value) => Number(value ?? 0));
+  }
+
+  /** `column` of the revisions these transactions wrote to these base ids, by `revisionKey`. */
+  private async versions<T>(
+    projectId: string,
+    dataset: string,
+    baseIds: readonly string[],
+    transactionIds: readonly string[],
+    column: string,
+    read: (value: unknown) => T,
+  ): Promise<Map<string, T>> {
+    const found = new Map<string, T>();
+    if (baseIds.length === 0) return found;
     // A few base ids narrow the statement; many (a transaction that wrote thousands) are matched here.
     const named = baseIds.length <= BASE_IDS_IN_STATEMENT ? baseIds : undefined;
     const wanted = named ? undefined : new Set(baseIds);
     for (let start = 0; start < transactionIds.length; start += ROWS_PER_STATEMENT) {
       const chunk = transactionIds.slice(start, start + ROWS_PER_STATEMENT);
-      const rows = await this.db.all<{ document_id: string; is_draft: number; transaction_id: string; content: unknown }>(
-        sql`SELECT document_id, is_draft, transaction_id, ${raw(content)} AS content FROM revisions
+      const rows = await this.db.all<{ document_id: string; is_draft: number; transaction_id: string; value: unknown }>(
+        sql`SELECT document_id, is_draft, transaction_id, ${raw(column)} AS value FROM revisions
          WHERE project_id = ${projectId} AND dataset = ${dataset} AND ${isIn('transaction_id', chunk)}${named ? sql` AND ${isIn('document_id', named)}` : raw('')}`,
       );
       for (const row of rows) {
         if (wanted && !wanted.has(row.document_id)) continue;
-        found.set(revisionKey(row.document_id, Number(row.is_draft) === 1, row.transaction_id), jsonColumn<StoredDocument>(row.content));
+        found.set(revisionKey(row.document_id, Number(row.is_draft) === 1, row.transaction_id), read(row.value));
       }
     }
     return found;
