@@ -1,4 +1,6 @@
+import { getHeapStatistics } from 'node:v8';
 import type { OutboxEventRecord, Repositories, StoredDocument } from '../store/index.ts';
+import { badRequest } from '../errors.ts';
 import type { DocumentChangeRecord } from '../store/repos/document-changes.ts';
 import type { UnnumberedRevision } from '../store/repos/revisions.ts';
 import { baseIdOf, isDraftId } from './document-ids.ts';
@@ -80,6 +82,18 @@ export function revisionOf(context: ChangeContext, document: StoredDocument): Un
   };
 }
 
+const MIB = 1024 * 1024;
+
+/**
+ * The text of stored documents one transaction may read (to change them or look at them), in
+ * bytes: a sixteenth of the heap limit (HEAP_LIMIT_MB; 32 MiB at its default of 512), and at
+ * least 16 MiB, the largest mutation body, so that any document one request can write, one can
+ * change. A transaction holds what it reads about three times over until it commits (as read, as
+ * changed, written out): 200 patches of documents of 200 KB took 127 MB of heap, and one patch
+ * each of enough of them ended the server.
+ */
+export const MAX_TRANSACTION_READ_BYTES = Math.max(16 * MIB, Math.floor(getHeapStatistics().heap_size_limit / 16 / MIB) * MIB);
+
 /**
  * The documents one transaction reads and writes. Mutations work on it in memory; `commit` then
  * writes each changed document once with its revision snapshot and its outbox event, all inside
@@ -98,6 +112,8 @@ export class ChangeSet {
   /** Documents this transaction copied, which it alone holds and may change in place (editable). */
   private readonly owned = new WeakSet<StoredDocument>();
   private readonly slices = new TimeSlices();
+  /** The text of the stored documents read so far, in bytes. */
+  private readBytes = 0;
 
   constructor(tx: Repositories, context: ChangeContext) {
     this.tx = tx;
@@ -114,10 +130,20 @@ export class ChangeSet {
     return this.changed.has(id) ? (this.changed.get(id) ?? null) : this.original(id);
   }
 
-  /** The document as it was before this transaction. */
+  /** The document as it was before this transaction; refuses (400) one beyond what a transaction may read. */
   private async original(id: string): Promise<StoredDocument | null> {
     if (!this.loaded.has(id)) {
-      this.loaded.set(id, (await this.tx.documents.get(this.context.projectId, this.context.dataset, id)) ?? null);
+      const found = await this.tx.documents.getWithTextLength(this.context.projectId, this.context.dataset, id);
+      if (found) {
+        this.readBytes += found.bytes;
+        if (this.readBytes > MAX_TRANSACTION_READ_BYTES) {
+          throw badRequest(
+            `The transaction reads more than ${MAX_TRANSACTION_READ_BYTES / MIB} MiB of stored documents (${this.loaded.size + 1} so far, the last ${id}): ` +
+              'send its changes in several smaller transactions',
+          );
+        }
+      }
+      this.loaded.set(id, found?.document ?? null);
     }
     return this.loaded.get(id) ?? null;
   }

@@ -57,6 +57,15 @@ export class DocumentRepository {
     return row && jsonColumn<StoredDocument>(row.content);
   }
 
+  /** A document with the length in bytes of its text (what reading it costs a transaction). */
+  async getWithTextLength(projectId: string, dataset: string, id: string): Promise<{ document: StoredDocument; bytes: number } | undefined> {
+    const row = await this.db.get<{ content: unknown; bytes: number | string }>(
+      `SELECT ${binaryJsonColumn(this.db.dialect, 'content')} AS content, ${sqlDialect(this.db.dialect).documentTextBytes} AS bytes FROM documents WHERE project_id = ? AND dataset = ? AND id = ?`,
+      [projectId, dataset, id],
+    );
+    return row && { document: jsonColumn<StoredDocument>(row.content), bytes: Number(row.bytes) };
+  }
+
   /** The length in bytes of each existing document's text, by id, read without reading the documents. */
   private async textLengths(projectId: string, dataset: string, ids: readonly string[]): Promise<Map<string, number>> {
     const lengths = new Map<string, number>();
