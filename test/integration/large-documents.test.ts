@@ -90,23 +90,17 @@ describe(`a dataset of large documents on a small heap (${testEngine})`, () => {
     await alive();
   });
 
-  it('streams the history of a large document edited many times, effects included', async () => {
-    // A 1 MB document edited in 80 transactions: a round of lines held the versions of 100 at once.
-    const big = { _id: 'history-big', _type: 'large', body: `${'lorem ipsum '.repeat(BODY_BYTES / 12)}`.repeat(5) };
-    expect((await server.request('POST', '/api/v1/data/mutate/production', { token, headers, body: { mutations: [{ create: big }] } })).status).toBe(200);
-    for (let i = 0; i < 80; i++) {
-      const edited = await server.request('POST', '/api/v1/data/mutate/production', { token, headers, body: { mutations: [{ patch: { id: 'history-big', set: { edit: i } } }] } });
-      expect(edited.status).toBe(200);
-    }
-    const response = await fetch(`${server.url}/api/v1/data/history/production/transactions/history-big?effectFormat=mendoza&excludeContent=true`, {
-      headers: { authorization: `Bearer ${token}`, ...headers },
-    });
-    expect(response.status).toBe(200);
-    const lines = (await response.text()).split('\n').filter(Boolean);
-    expect(lines).toHaveLength(81);
-    expect(Object.keys((JSON.parse(lines[80]!) as { effects: Record<string, unknown> }).effects)).toEqual(['history-big']);
-    await alive();
-  });
+  /** Sends `mutations` in one transaction, which must succeed. */
+  async function mutate(mutations: unknown[]): Promise<void> {
+    const written = await server.request('POST', '/api/v1/data/mutate/production', { token, headers, body: { mutations } });
+    expect(written.status).toBe(200);
+  }
+
+  /** A 1 MB document, created and then edited in 80 more transactions. */
+  async function editedManyTimes(id: string): Promise<void> {
+    await mutate([{ create: { _id: id, _type: 'large', body: `${'lorem ipsum '.repeat(BODY_BYTES / 12)}`.repeat(5) } }]);
+    for (let i = 0; i < 80; i++) await mutate([{ patch: { id, set: { edit: i } } }]);
+  }
 
   /** The NDJSON lines of a history request, parsed; the server still serving after it. */
   async function historyLines(path: string): Promise<Record<string, unknown>[]> {
@@ -118,12 +112,18 @@ describe(`a dataset of large documents on a small heap (${testEngine})`, () => {
     return lines;
   }
 
+  it('streams the history of a large document edited many times, effects included', async () => {
+    // A round of lines held the versions of 100 transactions at once.
+    await editedManyTimes('history-big');
+    const lines = await historyLines('history-big?effectFormat=mendoza&excludeContent=true');
+    expect(lines).toHaveLength(81);
+    expect(Object.keys(lines[80]!.effects as object)).toEqual(['history-big']);
+  });
+
   it('streams the history of a document sent whole in each of 100 transactions, mutations included', async () => {
     // Each transaction's mutations are the 1 MB document: a round of 100 rows read them all at once.
     for (let i = 0; i < 100; i++) {
-      const document = { _id: 'history-replaced', _type: 'large', n: i, body: `${i} ${'lorem ipsum '.repeat(BODY_BYTES / 12)}`.repeat(5) };
-      const written = await server.request('POST', '/api/v1/data/mutate/production', { token, headers, body: { mutations: [{ createOrReplace: document }] } });
-      expect(written.status).toBe(200);
+      await mutate([{ createOrReplace: { _id: 'history-replaced', _type: 'large', n: i, body: `${i} ${'lorem ipsum '.repeat(BODY_BYTES / 12)}`.repeat(5) } }]);
     }
     const lines = await historyLines('history-replaced');
     expect(lines.map((line) => (line.mutations as { createOrReplace: { n: number } }[])[0]!.createOrReplace.n)).toEqual(Array.from({ length: 100 }, (_, i) => i));
@@ -131,13 +131,8 @@ describe(`a dataset of large documents on a small heap (${testEngine})`, () => {
 
   it('streams the history of a large document after it was deleted, effects included', async () => {
     // Steps were sized by the documents' current length, and a deleted document has none.
-    const big = { _id: 'history-deleted', _type: 'large', body: `${'lorem ipsum '.repeat(BODY_BYTES / 12)}`.repeat(5) };
-    expect((await server.request('POST', '/api/v1/data/mutate/production', { token, headers, body: { mutations: [{ create: big }] } })).status).toBe(200);
-    for (let i = 0; i < 80; i++) {
-      const edited = await server.request('POST', '/api/v1/data/mutate/production', { token, headers, body: { mutations: [{ patch: { id: 'history-deleted', set: { edit: i } } }] } });
-      expect(edited.status).toBe(200);
-    }
-    expect((await server.request('POST', '/api/v1/data/mutate/production', { token, headers, body: { mutations: [{ delete: { id: 'history-deleted' } }] } })).status).toBe(200);
+    await editedManyTimes('history-deleted');
+    await mutate([{ delete: { id: 'history-deleted' } }]);
     const lines = await historyLines('history-deleted?effectFormat=mendoza&excludeContent=true&excludeMutations=true');
     expect(lines).toHaveLength(82);
     expect(lines.every((line) => Object.keys(line.effects as object).join() === 'history-deleted')).toBe(true);
@@ -191,7 +186,7 @@ describe(`a dataset of large documents on a small heap (${testEngine})`, () => {
     // Nothing of it was written; a transaction within the bound is.
     const untouched = await server.request<{ result: number }>('POST', '/api/v1/data/query/production', { token, headers, body: { query: 'count(*[_type == "large" && defined(touched)])' } });
     expect(untouched.body.result).toBe(0);
-    expect((await server.request('POST', '/api/v1/data/mutate/production', { token, headers, body: patch(40) })).status).toBe(200);
+    await mutate(patch(40).mutations);
     await alive();
   });
 });

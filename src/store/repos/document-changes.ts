@@ -46,8 +46,8 @@ export interface ChangeRow {
   mutations: string | null;
 }
 
-/** A row's change. */
-function loggedChangeOf(row: ChangeRow): LoggedChangeFields {
+/** A row's change, but for its mutations (each reader of the log reads them its own way). */
+export function changeOf(row: Omit<ChangeRow, 'mutations'>): Omit<LoggedChangeFields, 'mutations'> {
   return {
     documentId: row.document_id,
     transactionId: row.transaction_id,
@@ -55,8 +55,12 @@ function loggedChangeOf(row: ChangeRow): LoggedChangeFields {
     resultRev: row.result_rev,
     actor: row.actor,
     createdAt: row.created_at,
-    mutations: row.mutations === null ? null : (JSON.parse(row.mutations) as unknown[]),
   };
+}
+
+/** A row's change. */
+function loggedChangeOf(row: ChangeRow): LoggedChangeFields {
+  return { ...changeOf(row), mutations: row.mutations === null ? null : (JSON.parse(row.mutations) as unknown[]) };
 }
 
 interface FeedRow extends ChangeRow {

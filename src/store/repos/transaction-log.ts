@@ -1,6 +1,6 @@
 import type { SqlExecutor } from '../sql.ts';
 import { join, isIn, raw, sql, type Sql } from '../sql-fragment.ts';
-import type { ChangeRow, LoggedChangeFields } from './document-changes.ts';
+import { changeOf, type ChangeRow, type LoggedChangeFields } from './document-changes.ts';
 
 /**
  * A change-log row as the transaction history reads it: one document written or deleted by one
@@ -40,16 +40,7 @@ const COLUMNS = 'seq, document_id, transaction_id, previous_rev, result_rev, act
 const IDS_PER_STATEMENT = 500;
 
 function toChange(row: HistoryRow): LoggedChange {
-  return {
-    seq: Number(row.seq),
-    documentId: row.document_id,
-    transactionId: row.transaction_id,
-    previousRev: row.previous_rev,
-    resultRev: row.result_rev,
-    actor: row.actor,
-    createdAt: row.created_at,
-    mutationsBytes: row.mutations_bytes === null ? null : Number(row.mutations_bytes),
-  };
+  return { seq: Number(row.seq), ...changeOf(row), mutationsBytes: row.mutations_bytes === null ? null : Number(row.mutations_bytes) };
 }
 
 /**
