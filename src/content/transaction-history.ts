@@ -1,3 +1,4 @@
+import { getHeapStatistics } from 'node:v8';
 import { LRUCache } from 'lru-cache';
 import { badRequest, forbidden, notFound } from '../errors.ts';
 import type { ProjectRecord, Store, StoredDocument } from '../store/index.ts';
@@ -49,9 +50,12 @@ const BATCH = 100;
  * and mutations need (each document before and after) and its mutations, by their lengths, read
  * first. A round of 100 lines of a 16 MB document was GBs; so were 100 transactions that each
  * sent a large document whole. A transaction beyond it alone is read a part of its documents at
- * a time.
+ * a time. A step holds its text several times over (as read, as parsed, as written out): a
+ * thirty-second of the heap limit, 16 MB at the default.
  */
-const LINES_TEXT_BYTES = 16 * 1024 * 1024;
+const LINES_TEXT_BYTES = Math.floor(getHeapStatistics().heap_size_limit / 32);
+/** The lines of a step are sent once they are this long (and at its end). */
+const SEND_CHARS = 1024 * 1024;
 /**
  * Effects already computed, as JSON text, by project, dataset, document and transaction: a
  * transaction's effects never change, and Studio asks for the same 50 every time a document is
@@ -240,7 +244,7 @@ export class TransactionHistory {
       const withMutations = parts.mutations && query.mutations ? changes.filter((change) => change.mutationsBytes !== null) : [];
       return {
         versions: await this.contents(projectId, dataset, changes, (change) => [...(parts.effects ? effectVersions(change) : []), ...(parts.mutations ? mutationVersions(change) : [])]),
-        mutations: await this.store.transactionLog.mutationsOf(projectId, dataset, withMutations.map((change) => change.seq)),
+        mutations: await this.store.changes.mutationsOf(projectId, dataset, withMutations.map((change) => change.seq)),
       };
     };
     const transactions = [...byTransaction].filter(([, changes]) => changes.length > 0);
@@ -249,8 +253,7 @@ export class TransactionHistory {
       const whole = step.length > 1 || transactionBytes(step[0]!) <= this.linesTextBytes;
       const inputs = whole ? await load(step.flatMap(([, changes]) => changes), { effects: true, mutations: true }) : undefined;
       // The lines of a step read at once are sent together; one beyond the budget, a part at a time.
-      const text: string[] = [];
-      const partDone = () => (whole ? undefined : text.splice(0).join(''));
+      const text = new Gathered();
       for (const [id, changes] of step) {
         const first = changes[0]!;
         text.push(JSON.stringify({ id, timestamp: first.createdAt, author: first.actor ?? 'system', documentIDs: changes.map((change) => change.documentId) }).slice(0, -1));
@@ -268,8 +271,7 @@ export class TransactionHistory {
               }
               text.push(`${written++ === 0 ? '' : ','}${JSON.stringify(change.documentId)}:${json}`);
             }
-            const done = partDone();
-            if (done) yield done;
+            if (!whole) yield text.take();
             await slices.pause();
           }
           text.push('}');
@@ -280,19 +282,19 @@ export class TransactionHistory {
           for (const part of whole ? [changes] : chunksWithin(changes, mutationBytes, this.linesTextBytes)) {
             const { versions, mutations } = inputs ?? (await load(part, { effects: false, mutations: true }));
             for (const change of part) {
-              const after = versions.get(afterKey(change));
-              const sent = change.mutationsBytes === null ? [after ? { createOrReplace: after } : { delete: { id: change.documentId } }] : (mutations.get(change.seq) ?? []);
-              for (const mutation of sent) text.push(`${written++ === 0 ? '' : ','}${JSON.stringify(mutation)}`);
+              // Mutations as the log keeps them, the JSON text of an array: its items are spliced in.
+              const sent = mutations.get(change.seq)?.slice(1, -1) ?? JSON.stringify(equivalentMutation(change, versions.get(afterKey(change))));
+              if (sent !== '') text.push(`${written++ === 0 ? '' : ','}${sent}`);
             }
-            const done = partDone();
-            if (done) yield done;
+            if (!whole) yield text.take();
             await slices.pause();
           }
           text.push(']');
         }
         text.push('}\n');
+        if (text.length >= SEND_CHARS) yield text.take();
       }
-      yield text.join('');
+      if (text.length > 0) yield text.take();
       await slices.pause();
     }
   }
@@ -312,10 +314,34 @@ export class TransactionHistory {
   }
 }
 
+/** Pieces of the answer gathered until they are sent. */
+class Gathered {
+  private parts: string[] = [];
+  length = 0;
+
+  push(part: string): void {
+    this.parts.push(part);
+    this.length += part.length;
+  }
+
+  take(): string {
+    const text = this.parts.join('');
+    this.parts = [];
+    this.length = 0;
+    return text;
+  }
+}
+
 /** What one step of lines reads: versions of documents by versionKey, and mutations by the log's seq. */
 interface LineInputs {
   versions: Map<string, StoredDocument>;
-  mutations: Map<number, unknown[]>;
+  /** As the JSON text of their array. */
+  mutations: Map<number, string>;
+}
+
+/** What a write that was not mutations (publish, import, ...) reads as: the document after it, or its deletion. */
+function equivalentMutation(change: LoggedChange, after: StoredDocument | undefined): unknown {
+  return after ? { createOrReplace: after } : { delete: { id: change.documentId } };
 }
 
 /** The base ids and transaction ids of the revisions `revs` names for each change. */

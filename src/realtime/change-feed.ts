@@ -1,6 +1,6 @@
 import type { Logger } from '../logging.ts';
 import type { Store } from '../store/index.ts';
-import type { ChangePosition, StoredDocumentChange } from '../store/repos/document-changes.ts';
+import type { ChangePosition, FeedChange, StoredDocumentChange } from '../store/repos/document-changes.ts';
 import { sendTransactionEvents } from './transaction-events.ts';
 import type { ListenerRegistry } from './listener-registry.ts';
 import type { DocumentStates } from './document-states.ts';
@@ -137,19 +137,35 @@ export class ChangeFeed {
   }
 
   private async send(pending: PendingTransaction): Promise<void> {
-    await sendTransactionEvents(this.registry, this.states, pending.changes);
+    await sendTransactionEvents(this.registry, this.states, await this.withMutations(pending.changes));
     this.position = pending.end;
+  }
+
+  /**
+   * The changes of one transaction with their mutations, read now: batches of the log leave them
+   * out, since only transactions someone listens to need them, and one transaction's are bounded
+   * by its request's body.
+   */
+  private async withMutations(changes: readonly FeedChange[]): Promise<StoredDocumentChange[]> {
+    const first = changes[0];
+    if (!first) return [];
+    const seqs = changes.filter((change) => change.mutationsBytes !== null).map((change) => change.position.seq);
+    const mutations = seqs.length === 0 ? new Map<number, string>() : await this.store.changes.mutationsOf(first.projectId, first.dataset, seqs);
+    return changes.map(({ mutationsBytes: _length, ...change }) => {
+      const text = mutations.get(change.position.seq);
+      return { ...change, mutations: text === undefined ? null : (JSON.parse(text) as unknown[]) };
+    });
   }
 }
 
 interface PendingTransaction {
-  readonly first: StoredDocumentChange;
+  readonly first: FeedChange;
   readonly watched: boolean;
-  readonly changes: StoredDocumentChange[];
+  readonly changes: FeedChange[];
   end: ChangePosition;
 }
 
 /** The changes of one transaction are consecutive in the log; its id is unique within a dataset. */
-function sameTransaction(a: StoredDocumentChange, b: StoredDocumentChange): boolean {
+function sameTransaction(a: FeedChange, b: FeedChange): boolean {
   return a.transactionId === b.transactionId && a.dataset === b.dataset && a.projectId === b.projectId && a.position.order === b.position.order;
 }

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, testEngine, withConnection, type TestDatabase } from '../helpers/engine.ts';
 import { processDatabaseUrl } from '../helpers/cli.ts';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
+import { openEventStream } from '../helpers/listen.ts';
 
 // A server with a small heap (128 MB), and a dataset of large documents: 480 of 200 KB, 96 MB of
 // text, three quarters of the heap. Writes and reads of many documents (an import, an export, a
@@ -187,6 +188,39 @@ describe(`a dataset of large documents on a small heap (${testEngine})`, () => {
     const untouched = await server.request<{ result: number }>('POST', '/api/v1/data/query/production', { token, headers, body: { query: 'count(*[_type == "large" && defined(touched)])' } });
     expect(untouched.body.result).toBe(0);
     await mutate(patch(40).mutations);
+    await alive();
+  });
+
+  // PostgreSQL reads the log up to its oldest running transaction: one left open holds back every
+  // change after it, which a listener then gets at once. The log's rows were read with their
+  // mutations, 500 at a time: 60 transactions each sending a 1 MB document whole were 60 MB of
+  // text and its parse, on a 128 MB heap. SQLite's commits are read as they come.
+  it.runIf(testEngine === 'postgres')('sends a listener the changes a running transaction held back, each a large document sent whole', async () => {
+    const stream = await openEventStream(`${server.url}/api/v1/data/listen/production?query=${encodeURIComponent('*[_id == "feed-big"]')}`, {
+      authorization: `Bearer ${token}`,
+      ...headers,
+    });
+    try {
+      expect(stream.status).toBe(200);
+      await stream.next('welcome');
+      await withConnection(db, {
+        sqlite: () => undefined,
+        postgres: async (client) => {
+          await client.query('BEGIN');
+          await client.query('SELECT pg_current_xact_id()');
+          for (let i = 0; i < 60; i++) {
+            await mutate([{ createOrReplace: { _id: 'feed-big', _type: 'large', n: i, body: `${i} ${'lorem ipsum '.repeat(BODY_BYTES / 12)}`.repeat(5) } }]);
+          }
+          await client.query('COMMIT');
+        },
+      });
+      for (let i = 0; i < 60; i++) {
+        const event = await stream.next('mutation', 30_000);
+        expect((event.json.mutations as { createOrReplace: { n: number } }[])[0]!.createOrReplace.n).toBe(i);
+      }
+    } finally {
+      stream.close();
+    }
     await alive();
   });
 });

@@ -1,4 +1,3 @@
-import { Readable } from 'node:stream';
 import type { FastifyPluginAsync } from 'fastify';
 import type { Services } from '../../services.ts';
 import { principalOf } from '../../http/request-context.ts';
@@ -6,6 +5,7 @@ import { dataProject } from '../../http/data-project.ts';
 import { bearerSecurity, errorResponses } from '../../http/schemas.ts';
 import { isSanityDialect } from '../../http/api-dialect.ts';
 import { datasetParam, datasetParams, documentIdsParam, documentSchema, languageQuery, projectQuery } from './schemas.ts';
+import { textStream } from '../../http/text-stream.ts';
 
 export const documentRoutes: FastifyPluginAsync<{ services: Services }> = async (app, { services }) => {
   app.get<{ Params: { dataset: string; documentId: string }; Querystring: { language?: string } }>(
@@ -49,7 +49,7 @@ export const documentRoutes: FastifyPluginAsync<{ services: Services }> = async 
       const ids = documentId.split(',');
       if (ids.length > 1 || isSanityDialect(request)) {
         const text = await services.documents.getMany(principalOf(request), project, dataset, ids, request.query.language);
-        return reply.type('application/json; charset=utf-8').send(Readable.from(text));
+        return reply.type('application/json; charset=utf-8').send(textStream(text));
       }
       return services.documents.get(principalOf(request), project, dataset, documentId, request.query.language);
     },

@@ -1,4 +1,3 @@
-import { Readable } from 'node:stream';
 import type { FastifyInstance } from 'fastify';
 import type { Services } from '../../services.ts';
 import { AppError } from '../../errors.ts';
@@ -6,6 +5,7 @@ import { principalOf } from '../../http/request-context.ts';
 import { dataProject } from '../../http/data-project.ts';
 import { bearerSecurity, errorResponses } from '../../http/schemas.ts';
 import { datasetParam, documentIdsParam, documentSchema, projectQuery } from './schemas.ts';
+import { textStream } from '../../http/text-stream.ts';
 
 const idsParams = {
   type: 'object',
@@ -115,7 +115,7 @@ export function registerSanityHistoryRoutes(app: FastifyInstance, services: Serv
         identifiedOnly: query.includeIdentifiedDocumentsOnly === true,
       });
       reply.header('Content-Type', 'application/x-ndjson');
-      return reply.send(Readable.from(ndjson(lines, request.log)));
+      return reply.send(textStream(ndjson(lines, request.log)));
     },
   );
 
@@ -149,7 +149,7 @@ export function registerSanityHistoryRoutes(app: FastifyInstance, services: Serv
         ...(at !== undefined ? { time: at } : {}),
         ...(lastRevision !== undefined ? { lastRevision } : {}),
       });
-      return reply.type('application/json; charset=utf-8').send(Readable.from(text));
+      return reply.type('application/json; charset=utf-8').send(textStream(text));
     },
   );
 }

@@ -1,4 +1,4 @@
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import type { FastifyPluginAsync } from 'fastify';
 import type { Services } from '../../services.ts';
 import { AppError } from '../../errors.ts';
@@ -7,6 +7,7 @@ import { dataProject } from '../../http/data-project.ts';
 import { bearerSecurity, errorResponses } from '../../http/schemas.ts';
 import { importSpoolDirectory, spoolImportBody, type ImportBodyFormat } from '../../import-export/import-spool.ts';
 import { datasetParams, projectQuery } from './schemas.ts';
+import { textStream } from '../../http/text-stream.ts';
 
 /**
  * A document line may be this long: the largest body a mutation may send (16 MiB), so every
@@ -58,7 +59,7 @@ export const importExportRoutes: FastifyPluginAsync<{ services: Services }> = as
       const lines = services.exporter.open(principalOf(request), project, dataset, { types, drafts: request.query.drafts });
       reply.header('Content-Type', 'application/x-ndjson');
       reply.header('Content-Disposition', `attachment; filename=${dataset}-export.ndjson`);
-      return reply.send(Readable.from(lines));
+      return reply.send(textStream(lines));
     },
   );
 

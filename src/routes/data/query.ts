@@ -1,4 +1,4 @@
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { Services } from '../../services.ts';
 import { principalOf } from '../../http/request-context.ts';
@@ -9,6 +9,7 @@ import { answerJson, type QueryRequest, type QueryResponse } from '../../content
 import { parsePerspective, PUBLISHED, RAW } from '../../content/query/perspectives.ts';
 import { isPublishedByDefault } from '../../http/api-dialect.ts';
 import { datasetParams, languageQuery, projectQuery } from './schemas.ts';
+import { textStream } from '../../http/text-stream.ts';
 
 interface QueryOptions {
   language?: string;
@@ -53,7 +54,7 @@ const responses = {
  * about 64 KB): `ms` and `plan` come after `result`, when they are known.
  */
 function streamJson(response: Extract<QueryResponse, { kind: 'stream' }>, withQuery: boolean): Readable {
-  return Readable.from(
+  return textStream(
     (async function* () {
       let chunk = `{${withQuery ? `"query":${JSON.stringify(response.query)},` : ''}"result":[`;
       let first = true;
@@ -68,7 +69,6 @@ function streamJson(response: Extract<QueryResponse, { kind: 'stream' }>, withQu
       const { ms, plan } = response.finish();
       yield `${chunk}],"ms":${ms}${plan ? `,"plan":${JSON.stringify(plan)}` : ''}}`;
     })(),
-    { objectMode: false },
   );
 }
 
@@ -93,7 +93,7 @@ export const queryRoutes: FastifyPluginAsync<{ services: Services }> = async (ap
         // A query worker's result is JSON already, in bytes outside the heap: sent as they are
         // between the envelope's ends, neither parsed nor copied into a string.
         const { buffer, byteOffset, byteLength } = response.json;
-        return reply.type(json).send(Readable.from([Buffer.from(head), Buffer.from(buffer, byteOffset, byteLength), Buffer.from(tail(response.ms))], { objectMode: false }));
+        return reply.type(json).send(textStream([Buffer.from(head), Buffer.from(buffer, byteOffset, byteLength), Buffer.from(tail(response.ms))]));
       }
       case 'value': {
         // Whole documents go out as the text they were read from (answerJson).

@@ -1,6 +1,7 @@
 import type { Dialect, SqlExecutor } from '../sql.ts';
 import { heldBackAfter, parseCommitHorizon, positionOf, readAfter, type CommitHorizon, type LogPosition } from '../commit-order.ts';
 import { sqlDialect } from '../dialects/dialect.ts';
+import { isIn, sql } from '../sql-fragment.ts';
 
 /** One document written (or deleted) by one transaction. */
 export interface DocumentChangeRecord {
@@ -35,7 +36,20 @@ export interface StoredDocumentChange extends LoggedChangeFields {
   dataset: string;
 }
 
-/** A row of document_changes: the columns of a change, as the listeners' reader of the log selects them. */
+/**
+ * A change as the log's readers read it: with the length of its mutations rather than the
+ * mutations (a document sent whole is megabytes a row, and a batch is hundreds of rows), which
+ * `mutationsOf` reads where they are wanted.
+ */
+export type ChangeFields = Omit<LoggedChangeFields, 'mutations'> & {
+  /** The length in bytes of its mutations' JSON text; null when the write did not come from mutations. */
+  mutationsBytes: number | null;
+};
+
+/** A change as `after` reads it. */
+export type FeedChange = ChangeFields & Omit<StoredDocumentChange, keyof LoggedChangeFields>;
+
+/** A row of document_changes as the log's readers select it (CHANGE_COLUMNS). */
 export interface ChangeRow {
   document_id: string;
   transaction_id: string;
@@ -43,11 +57,12 @@ export interface ChangeRow {
   result_rev: string | null;
   actor: string | null;
   created_at: string;
-  mutations: string | null;
+  /** PostgreSQL's bigint comes as text. */
+  mutations_bytes: number | string | null;
 }
 
-/** A row's change, but for its mutations (each reader of the log reads them its own way). */
-export function changeOf(row: Omit<ChangeRow, 'mutations'>): Omit<LoggedChangeFields, 'mutations'> {
+/** A row's change, but for its mutations: their length instead (mutationsOf reads them). */
+export function changeOf(row: ChangeRow): ChangeFields {
   return {
     documentId: row.document_id,
     transactionId: row.transaction_id,
@@ -55,12 +70,8 @@ export function changeOf(row: Omit<ChangeRow, 'mutations'>): Omit<LoggedChangeFi
     resultRev: row.result_rev,
     actor: row.actor,
     createdAt: row.created_at,
+    mutationsBytes: row.mutations_bytes === null ? null : Number(row.mutations_bytes),
   };
-}
-
-/** A row's change. */
-function loggedChangeOf(row: ChangeRow): LoggedChangeFields {
-  return { ...changeOf(row), mutations: row.mutations === null ? null : (JSON.parse(row.mutations) as unknown[]) };
 }
 
 interface FeedRow extends ChangeRow {
@@ -69,6 +80,9 @@ interface FeedRow extends ChangeRow {
   project_id: string;
   dataset: string;
 }
+
+/** What the log's readers select of a row but its mutations: their length (octet_length reads neither engine's text). */
+export const CHANGE_COLUMNS = 'document_id, transaction_id, previous_rev, result_rev, actor, created_at, octet_length(mutations) AS mutations_bytes';
 
 const ROWS_PER_STATEMENT = 500;
 const COLUMNS = 'project_id, dataset, document_id, transaction_id, previous_rev, result_rev, actor, created_at, mutations';
@@ -150,10 +164,23 @@ export class DocumentChangeRepository {
   }
 
   /** Committed changes after `position`, in commit order. */
-  async after(position: ChangePosition, limit: number): Promise<StoredDocumentChange[]> {
-    const read = readAfter(this.db.dialect, 'document_changes', COLUMNS, position, limit);
+  async after(position: ChangePosition, limit: number): Promise<FeedChange[]> {
+    const read = readAfter(this.db.dialect, 'document_changes', `project_id, dataset, ${CHANGE_COLUMNS}`, position, limit);
     const rows = await this.db.all<FeedRow>(read);
-    return rows.map((row) => ({ position: positionOf(row), projectId: row.project_id, dataset: row.dataset, ...loggedChangeOf(row) }));
+    return rows.map((row) => ({ position: positionOf(row), projectId: row.project_id, dataset: row.dataset, ...changeOf(row) }));
+  }
+
+  /** The mutations of these rows of a dataset (by seq) that have them, as the JSON text of their array. */
+  async mutationsOf(projectId: string, dataset: string, seqs: readonly number[]): Promise<Map<number, string>> {
+    const found = new Map<number, string>();
+    for (let start = 0; start < seqs.length; start += ROWS_PER_STATEMENT) {
+      const chunk = seqs.slice(start, start + ROWS_PER_STATEMENT);
+      const rows = await this.db.all<{ seq: number | string; mutations: string }>(
+        sql`SELECT seq, mutations FROM document_changes WHERE project_id = ${projectId} AND dataset = ${dataset} AND ${isIn('seq', chunk)} AND mutations IS NOT NULL`,
+      );
+      for (const row of rows) found.set(Number(row.seq), row.mutations);
+    }
+    return found;
   }
 
   /**

@@ -1,17 +1,11 @@
 import type { SqlExecutor } from '../sql.ts';
 import { join, isIn, raw, sql, type Sql } from '../sql-fragment.ts';
-import { changeOf, type ChangeRow, type LoggedChangeFields } from './document-changes.ts';
+import { CHANGE_COLUMNS, changeOf, type ChangeFields, type ChangeRow } from './document-changes.ts';
 
-/**
- * A change-log row as the transaction history reads it: one document written or deleted by one
- * transaction, with the length of its mutations rather than the mutations (a document sent whole
- * in each transaction is megabytes a row; they are read by `mutationsOf`, a step at a time).
- */
-export interface LoggedChange extends Omit<LoggedChangeFields, 'mutations'> {
+/** A change-log row as the transaction history reads it: one document written or deleted by one transaction. */
+export interface LoggedChange extends ChangeFields {
   /** The row's place in the log: the order of a document's changes. */
   seq: number;
-  /** The length in bytes of its mutations' JSON text; null when the write did not come from mutations. */
-  mutationsBytes: number | null;
 }
 
 /** Which of a document's changes to read, in one direction from an optional position. */
@@ -30,17 +24,15 @@ export interface ChangeWindow {
   authors?: readonly string[];
 }
 
-interface HistoryRow extends Omit<ChangeRow, 'mutations'> {
+interface HistoryRow extends ChangeRow {
   seq: number | string;
-  mutations_bytes: number | string | null;
 }
 
-// octet_length reads a text's length without reading the text, on both engines.
-const COLUMNS = 'seq, document_id, transaction_id, previous_rev, result_rev, actor, created_at, octet_length(mutations) AS mutations_bytes';
+const COLUMNS = `seq, ${CHANGE_COLUMNS}`;
 const IDS_PER_STATEMENT = 500;
 
 function toChange(row: HistoryRow): LoggedChange {
-  return { seq: Number(row.seq), ...changeOf(row), mutationsBytes: row.mutations_bytes === null ? null : Number(row.mutations_bytes) };
+  return { seq: Number(row.seq), ...changeOf(row) };
 }
 
 /**
@@ -103,19 +95,6 @@ export class TransactionLogRepository {
     }
     const wanted = documentIds && !only ? new Set(documentIds) : undefined;
     return wanted ? changes.filter((change) => wanted.has(change.documentId)) : changes;
-  }
-
-  /** The mutations of these rows (by seq) that have them, parsed. */
-  async mutationsOf(projectId: string, dataset: string, seqs: readonly number[]): Promise<Map<number, unknown[]>> {
-    const found = new Map<number, unknown[]>();
-    for (let start = 0; start < seqs.length; start += IDS_PER_STATEMENT) {
-      const chunk = seqs.slice(start, start + IDS_PER_STATEMENT);
-      const rows = await this.db.all<{ seq: number | string; mutations: string }>(
-        sql`SELECT seq, mutations FROM document_changes WHERE project_id = ${projectId} AND dataset = ${dataset} AND ${isIn('seq', chunk)} AND mutations IS NOT NULL`,
-      );
-      for (const row of rows) found.set(Number(row.seq), JSON.parse(row.mutations) as unknown[]);
-    }
-    return found;
   }
 
   /** Where a transaction's rows lie in the log (first and last seq), or undefined if the dataset has none. */
