@@ -223,4 +223,25 @@ describe(`a dataset of large documents on a small heap (${testEngine})`, () => {
     }
     await alive();
   });
+
+  it('keeps serving listeners while 100 large documents are written, each in its own transaction', async () => {
+    // The document after each change is kept for the next change of it: 1,000 of them were kept,
+    // whatever their size, and 100 of 1 MB ended the server (a listener on the dataset is enough).
+    const stream = await openEventStream(`${server.url}/api/v1/data/listen/production?query=${encodeURIComponent('*[_type == "kept"]')}`, {
+      authorization: `Bearer ${token}`,
+      ...headers,
+    });
+    try {
+      expect(stream.status).toBe(200);
+      await stream.next('welcome');
+      for (let i = 0; i < 100; i++) {
+        await mutate([{ create: { _id: `kept-${i}`, _type: i === 99 ? 'kept' : 'large', body: `${i} ${'lorem ipsum '.repeat(BODY_BYTES / 12)}`.repeat(5) } }]);
+      }
+      // Events leave in commit order: the last one's means every change was judged.
+      expect((await stream.next('mutation', 30_000)).json.documentId).toBe('kept-99');
+    } finally {
+      stream.close();
+    }
+    await alive();
+  });
 });

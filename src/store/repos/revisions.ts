@@ -24,6 +24,8 @@ const COLUMNS = 'id, project_id, dataset, document_id, revision, is_draft, trans
 const CURRENT_DOCUMENT = `FROM documents d WHERE d.project_id = revisions.project_id AND d.dataset = revisions.dataset
   AND d.id = (CASE WHEN revisions.is_draft = 1 THEN 'drafts.' || revisions.document_id ELSE revisions.document_id END)`;
 const CURRENT_CONTENT = `SELECT d.content ${CURRENT_DOCUMENT}`;
+/** The length in bytes of a revision's text, read without reading it (the document's columns alone are in the subquery's scope). */
+const textBytes = (dialect: Dialect) => `COALESCE(${sqlDialect(dialect).revisionTextBytes}, (SELECT ${sqlDialect(dialect).documentTextBytes} ${CURRENT_DOCUMENT}))`;
 /**
  * A revision with its content, taken from the document while the revision is its current state.
  * Copies of a document's content are binary JSON like it (SQLite: older revisions hold text).
@@ -178,6 +180,16 @@ export class RevisionRepository {
     }));
   }
 
+  /** A revision's content with the length in bytes of its text (what keeping it costs). */
+  async contentWithTextLength(projectId: string, dataset: string, documentId: string, revision: number): Promise<{ content: StoredDocument; bytes: number } | undefined> {
+    const row = await this.db.get<{ content: unknown; bytes: number | string | null }>(
+      `SELECT ${binaryJsonColumn(this.db.dialect, `COALESCE(content, (${CURRENT_CONTENT}))`)} AS content, ${textBytes(this.db.dialect)} AS bytes
+       FROM revisions WHERE project_id = ? AND dataset = ? AND document_id = ? AND revision = ?`,
+      [projectId, dataset, documentId, revision],
+    );
+    return row && row.content !== null ? { content: jsonColumn<StoredDocument>(row.content), bytes: Number(row.bytes ?? 0) } : undefined;
+  }
+
   async get(projectId: string, dataset: string, documentId: string, revision: number): Promise<RevisionRecord | undefined> {
     const row = await this.db.get<RevisionRow>(
       `SELECT ${selectColumns(this.db.dialect)} FROM revisions WHERE project_id = ? AND dataset = ? AND document_id = ? AND revision = ?`,
@@ -200,10 +212,7 @@ export class RevisionRepository {
    * reads its versions in steps cut by them.
    */
   textLengths(projectId: string, dataset: string, baseIds: readonly string[], transactionIds: readonly string[]): Promise<Map<string, number>> {
-    const dialect = sqlDialect(this.db.dialect);
-    // The document's columns alone are in the subquery's scope, so its length reads them.
-    const bytes = `COALESCE(${dialect.revisionTextBytes}, (SELECT ${dialect.documentTextBytes} ${CURRENT_DOCUMENT}))`;
-    return this.versions(projectId, dataset, baseIds, transactionIds, bytes, (value) => Number(value ?? 0));
+    return this.versions(projectId, dataset, baseIds, transactionIds, textBytes(this.db.dialect), (value) => Number(value ?? 0));
   }
 
   /** `column` of the revisions these transactions wrote to these base ids, by `revisionKey`. */
