@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, testEngine, withConnection, type TestDatabase } from '../helpers/engine.ts';
 import { processDatabaseUrl } from '../helpers/cli.ts';
 import { startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
-import { openEventStream } from '../helpers/listen.ts';
+import { openEventStream, type EventStream } from '../helpers/listen.ts';
 
 // A server with a small heap (128 MB), and a dataset of large documents: 480 of 200 KB, 96 MB of
 // text, three quarters of the heap. Writes and reads of many documents (an import, an export, a
@@ -191,18 +191,25 @@ describe(`a dataset of large documents on a small heap (${testEngine})`, () => {
     await alive();
   });
 
+  /** Runs `use` with a listener of `query` on the dataset, welcomed; then the server must still serve. */
+  async function listening(query: string, use: (stream: EventStream) => Promise<void>): Promise<void> {
+    const stream = await openEventStream(`${server.url}/api/v1/data/listen/production?query=${encodeURIComponent(query)}`, { authorization: `Bearer ${token}`, ...headers });
+    try {
+      expect(stream.status).toBe(200);
+      await stream.next('welcome');
+      await use(stream);
+    } finally {
+      stream.close();
+    }
+    await alive();
+  }
+
   // PostgreSQL reads the log up to its oldest running transaction: one left open holds back every
   // change after it, which a listener then gets at once. The log's rows were read with their
   // mutations, 500 at a time: 60 transactions each sending a 1 MB document whole were 60 MB of
   // text and its parse, on a 128 MB heap. SQLite's commits are read as they come.
   it.runIf(testEngine === 'postgres')('sends a listener the changes a running transaction held back, each a large document sent whole', async () => {
-    const stream = await openEventStream(`${server.url}/api/v1/data/listen/production?query=${encodeURIComponent('*[_id == "feed-big"]')}`, {
-      authorization: `Bearer ${token}`,
-      ...headers,
-    });
-    try {
-      expect(stream.status).toBe(200);
-      await stream.next('welcome');
+    await listening('*[_id == "feed-big"]', async (stream) => {
       await withConnection(db, {
         sqlite: () => undefined,
         postgres: async (client) => {
@@ -218,30 +225,18 @@ describe(`a dataset of large documents on a small heap (${testEngine})`, () => {
         const event = await stream.next('mutation', 30_000);
         expect((event.json.mutations as { createOrReplace: { n: number } }[])[0]!.createOrReplace.n).toBe(i);
       }
-    } finally {
-      stream.close();
-    }
-    await alive();
+    });
   });
 
   it('keeps serving listeners while 100 large documents are written, each in its own transaction', async () => {
     // The document after each change is kept for the next change of it: 1,000 of them were kept,
     // whatever their size, and 100 of 1 MB ended the server (a listener on the dataset is enough).
-    const stream = await openEventStream(`${server.url}/api/v1/data/listen/production?query=${encodeURIComponent('*[_type == "kept"]')}`, {
-      authorization: `Bearer ${token}`,
-      ...headers,
-    });
-    try {
-      expect(stream.status).toBe(200);
-      await stream.next('welcome');
+    await listening('*[_type == "kept"]', async (stream) => {
       for (let i = 0; i < 100; i++) {
         await mutate([{ create: { _id: `kept-${i}`, _type: i === 99 ? 'kept' : 'large', body: `${i} ${'lorem ipsum '.repeat(BODY_BYTES / 12)}`.repeat(5) } }]);
       }
       // Events leave in commit order: the last one's means every change was judged.
       expect((await stream.next('mutation', 30_000)).json.documentId).toBe('kept-99');
-    } finally {
-      stream.close();
-    }
-    await alive();
+    });
   });
 });
