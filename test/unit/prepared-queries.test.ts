@@ -36,6 +36,20 @@ describe('prepared queries', () => {
     expect(cache.size).toBe(0);
   });
 
+  it('keeps queries up to a size, by their trees, and the small ones it holds stay', () => {
+    const cache = new PreparedQueries();
+    const small = cache.get('*[_type == "post"]{title}', {});
+    // 8 KB each, a tree of about 4,000 nodes: a dozen fit in 16 MB by the estimate, not 100.
+    for (let i = 0; i < 100; i++) cache.get(`*[_type == "none"][0]{"n": [${new Array<string>(3900).fill('n').join(',')}], "i": ${i}}`, {});
+    expect(cache.size).toBeGreaterThan(5);
+    expect(cache.size).toBeLessThan(30);
+    // The most recent long ones are kept; the small one, used now, stays through more of them.
+    expect(cache.get('*[_type == "post"]{title}', {})).not.toBe(small);
+    const again = cache.get('*[_type == "post"]{title}', {});
+    for (let i = 0; i < 5; i++) cache.get(`*[_type == "none"][0]{"n": [${new Array<string>(3900).fill('n').join(',')}], "j": ${i}}`, {});
+    expect(cache.get('*[_type == "post"]{title}', {})).toBe(again);
+  });
+
   it('keeps the most recently used queries up to its capacity', () => {
     const cache = new PreparedQueries(2);
     const a = cache.get('*[_type == "a"]', {});
