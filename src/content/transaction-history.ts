@@ -214,9 +214,9 @@ export class TransactionHistory {
 
   /**
    * The lines of these transactions, in this order: in steps of whole transactions whose versions
-   * and mutations fit in `linesTextBytes` (LINES_TEXT_BYTES) together, each step read at once; a transaction beyond
-   * it in a step of its own, read a part of its documents at a time. Effects are computed on the
-   * server's thread: between steps and parts, other requests get turns.
+   * and mutations fit in `linesTextBytes` (LINES_TEXT_BYTES) together, each step read at once; a
+   * transaction beyond it in a step of its own, read a part of its documents at a time. Effects
+   * are computed on the server's thread: between steps and parts, other requests get turns.
    */
   private async *lines(projectId: string, dataset: string, transactionIds: readonly string[], query: TransactionQuery, slices: TimeSlices): AsyncGenerator<string> {
     if (transactionIds.length === 0) return;
