@@ -1,4 +1,3 @@
-import { getHeapStatistics } from 'node:v8';
 import type { OutboxEventRecord, Repositories, StoredDocument } from '../store/index.ts';
 import { badRequest } from '../errors.ts';
 import type { DocumentChangeRecord } from '../store/repos/document-changes.ts';
@@ -8,6 +7,7 @@ import { requireStorable } from './document-rules.ts';
 import type { DocumentEvent } from '../webhooks/events.ts';
 import { newId } from '../new-id.ts';
 import { TimeSlices } from '../time-slices.ts';
+import { heapShare } from '../heap-share.ts';
 
 export type { DocumentEvent } from '../webhooks/events.ts';
 
@@ -92,7 +92,7 @@ const MIB = 1024 * 1024;
  * changed, written out): 200 patches of documents of 200 KB took 127 MB of heap, and one patch
  * each of enough of them ended the server.
  */
-export const MAX_TRANSACTION_READ_BYTES = Math.max(16 * MIB, Math.floor(getHeapStatistics().heap_size_limit / 16 / MIB) * MIB);
+export const MAX_TRANSACTION_READ_BYTES = Math.max(16 * MIB, Math.floor(heapShare(1 / 16) / MIB) * MIB);
 
 /**
  * The documents one transaction reads and writes. Mutations work on it in memory; `commit` then
@@ -112,8 +112,8 @@ export class ChangeSet {
   /** Documents this transaction copied, which it alone holds and may change in place (editable). */
   private readonly owned = new WeakSet<StoredDocument>();
   private readonly slices = new TimeSlices();
-  /** The text of the stored documents read so far, in bytes. */
-  private readBytes = 0;
+  /** The stored documents read so far, and their text in bytes. */
+  private read = { documents: 0, bytes: 0 };
 
   constructor(tx: Repositories, context: ChangeContext) {
     this.tx = tx;
@@ -135,10 +135,10 @@ export class ChangeSet {
     if (!this.loaded.has(id)) {
       const found = await this.tx.documents.getWithTextLength(this.context.projectId, this.context.dataset, id);
       if (found) {
-        this.readBytes += found.bytes;
-        if (this.readBytes > MAX_TRANSACTION_READ_BYTES) {
+        this.read = { documents: this.read.documents + 1, bytes: this.read.bytes + found.bytes };
+        if (this.read.bytes > MAX_TRANSACTION_READ_BYTES) {
           throw badRequest(
-            `The transaction reads more than ${MAX_TRANSACTION_READ_BYTES / MIB} MiB of stored documents (${this.loaded.size + 1} so far, the last ${id}): ` +
+            `The transaction reads more than ${MAX_TRANSACTION_READ_BYTES / MIB} MiB of stored documents (${this.read.documents} so far, the last ${id}): ` +
               'send its changes in several smaller transactions',
           );
         }

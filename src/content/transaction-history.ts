@@ -1,4 +1,3 @@
-import { getHeapStatistics } from 'node:v8';
 import { LRUCache } from 'lru-cache';
 import { badRequest, forbidden, notFound } from '../errors.ts';
 import type { ProjectRecord, Store, StoredDocument } from '../store/index.ts';
@@ -9,6 +8,7 @@ import { requireProjectRole } from '../access/access-control.ts';
 import { effects } from '../mendoza/index.ts';
 import { baseIdOf, isDraftId } from './document-ids.ts';
 import { TimeSlices } from '../time-slices.ts';
+import { heapShare } from '../heap-share.ts';
 import { chunksWithin } from '../store/stored-size-pages.ts';
 
 /** What `GET /data/history/:dataset/transactions/:ids` asks (Sanity's History API). */
@@ -53,7 +53,7 @@ const BATCH = 100;
  * a time. A step holds its text several times over (as read, as parsed, as written out): a
  * thirty-second of the heap limit, 16 MB at the default.
  */
-const LINES_TEXT_BYTES = Math.floor(getHeapStatistics().heap_size_limit / 32);
+const LINES_TEXT_BYTES = heapShare(1 / 32);
 /** The lines of a step are sent once they are this long (and at its end). */
 const SEND_CHARS = 1024 * 1024;
 /**

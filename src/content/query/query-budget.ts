@@ -1,4 +1,5 @@
 import { getHeapStatistics } from 'node:v8';
+import { heapShare } from '../../heap-share.ts';
 import { AppError } from '../../errors.ts';
 import { textUnits, type EvaluationBudget } from '../../groq/index.ts';
 
@@ -57,7 +58,7 @@ const MAIN_THREAD_HEAP_SHARE = 0.5;
 
 /** Bytes of heap in use above which a main-thread query moves to a worker (the server's heap is bounded: HEAP_LIMIT_MB). */
 export function mainThreadHeapGuard(): number {
-  return getHeapStatistics().heap_size_limit * MAIN_THREAD_HEAP_SHARE;
+  return heapShare(MAIN_THREAD_HEAP_SHARE);
 }
 
 /** A main-thread query holds documents of at most this share of the heap's limit, as text: parsed, they take a few times more. */
@@ -68,7 +69,7 @@ const MAIN_THREAD_TEXT_SHARE = 1 / 16;
  * worker: QUERY_MAIN_THREAD_DOCUMENTS alone let 10,000 documents of 200 KB past, two gigabytes.
  */
 export function mainThreadText(): number {
-  return Math.floor(getHeapStatistics().heap_size_limit * MAIN_THREAD_TEXT_SHARE);
+  return heapShare(MAIN_THREAD_TEXT_SHARE);
 }
 
 /**
