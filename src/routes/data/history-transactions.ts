@@ -42,7 +42,7 @@ const list = (value: string) =>
  * ordinary HTTP errors; a failure while streaming ends the body with a line `{"error": {...}}`,
  * which is how Sanity reports one there (Studio's reader throws on it).
  */
-async function* ndjson(lines: AsyncIterable<string>, log: FastifyInstance['log']): AsyncGenerator<string> {
+export async function* ndjson(lines: AsyncIterable<string>, log: FastifyInstance['log']): AsyncGenerator<string> {
   // Lines come in pieces: one cut short by a failure is ended before the error's line.
   let lineEnded = true;
   try {
