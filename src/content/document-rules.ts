@@ -25,6 +25,12 @@ function isText(value: string): boolean {
   return value.isWellFormed() && !value.includes('\u0000');
 }
 
+/**
+ * A step of the walk: one value still to look at, or the items of an array from `next` on. Items
+ * are taken one at a time: a stack of every item of an array of millions held more than the heap.
+ */
+type Pending = { value: unknown; depth: number; node: PathNode } | { items: readonly unknown[]; next: number; depth: number; node: PathNode };
+
 /** Why a value cannot be stored as (part of) a document, or undefined when it can. */
 export function unstorable(value: unknown): string | undefined {
   let paths = 0;
@@ -37,10 +43,25 @@ export function unstorable(value: unknown): string | undefined {
     }
     return child;
   };
-  // Iterative, so that no input can exhaust the stack.
-  const stack: [unknown, number, PathNode][] = [[value, 1, new Map()]];
+  // Iterative, so that no input can exhaust the stack. What it holds is bounded by the depth and
+  // the paths: an object's keys are each a path of their own.
+  const stack: Pending[] = [{ value, depth: 1, node: new Map() }];
   while (stack.length > 0) {
-    const [current, depth, node] = stack.pop()!;
+    const top = stack[stack.length - 1]!;
+    let current: unknown;
+    let depth: number;
+    let node: PathNode;
+    if ('items' in top) {
+      if (top.next === top.items.length) {
+        stack.pop();
+        continue;
+      }
+      current = top.items[top.next++];
+      ({ depth, node } = top);
+    } else {
+      stack.pop();
+      ({ value: current, depth, node } = top);
+    }
     if (typeof current === 'string') {
       if (!isText(current)) return NOT_TEXT;
       continue;
@@ -48,15 +69,13 @@ export function unstorable(value: unknown): string | undefined {
     if (typeof current !== 'object' || current === null) continue;
     if (depth > MAX_DOCUMENT_DEPTH) return TOO_DEEP;
     if (Array.isArray(current)) {
-      if (current.length === 0) continue;
-      const items = below(node, '[]');
-      for (const child of current) stack.push([child, depth + 1, items]);
+      if (current.length > 0) stack.push({ items: current, next: 0, depth: depth + 1, node: below(node, '[]') });
     } else {
       // Not Object.entries: an object of a million keys would be copied whole before the count stops it.
       for (const key in current) {
         if (!Object.hasOwn(current, key)) continue;
         if (!isText(key)) return NOT_TEXT;
-        stack.push([(current as Record<string, unknown>)[key], depth + 1, below(node, key)]);
+        stack.push({ value: (current as Record<string, unknown>)[key], depth: depth + 1, node: below(node, key) });
         if (paths > MAX_DOCUMENT_PATHS) return TOO_MANY_PATHS;
       }
     }

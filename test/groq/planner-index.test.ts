@@ -4,8 +4,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { compare, orderCompare } from '../../src/groq/evaluator/compare.ts';
-import { referencedIds as groqReferences } from '../../src/groq/functions/references.ts';
-import { indexEntries, isIndexedPath, parseShapePaths, referencedIds } from '../../src/store/document-index/entries.ts';
+import { hasReference, referencedIds } from '../../src/groq/functions/references.ts';
+import { indexEntries, isIndexedPath, parseShapePaths } from '../../src/store/document-index/entries.ts';
 import { decodeScalar, encodeScalar, isOrderSafeString, isWholeString, MAX_INDEXED_STRING } from '../../src/store/document-index/values.ts';
 
 /** Byte order of the UTF-8 text: SQLite's BINARY collation and PostgreSQL's COLLATE "C". */
@@ -61,13 +61,28 @@ describe('document index: value encoding', () => {
 
 describe('document index: entries of a document', () => {
   it('finds the references GROQ finds', () => {
+    // GROQ's rule, written recursively: an object with a truthy _ref is a reference, and its other attributes are not searched.
+    const model = (value: unknown, into: Set<string>): Set<string> => {
+      if (Array.isArray(value)) for (const item of value) model(item, into);
+      else if (typeof value === 'object' && value !== null) {
+        const ref = (value as { _ref?: unknown })._ref;
+        if (ref) {
+          if (typeof ref === 'string') into.add(ref);
+        } else for (const item of Object.values(value)) model(item, into);
+      }
+      return into;
+    };
     const ref = fc.oneof(fc.constantFrom('a', 'b', ''), fc.constant(0), fc.constant(true)).map((id) => ({ _ref: id }));
     const value = fc.letrec<{ v: unknown }>((tie) => ({
       v: fc.oneof({ depthSize: 'small' }, fc.jsonValue({ maxDepth: 1 }), ref, fc.array(tie('v'), { maxLength: 3 }), fc.dictionary(fc.constantFrom('x', '_ref', 'y'), tie('v'), { maxKeys: 3 })),
     })).v;
     fc.assert(
       fc.property(value, (v) => {
-        expect([...referencedIds(v)].sort()).toEqual([...groqReferences(v)].sort());
+        const expected = model(v, new Set());
+        const document = { _id: 'd', _type: 't', v };
+        expect(indexEntries(document).references.sort()).toEqual([...model(document, new Set())].sort());
+        expect([...referencedIds(v)].sort()).toEqual([...expected].sort());
+        for (const id of ['a', 'b', '']) expect(hasReference(v, new Set([id]))).toBe(expected.has(id));
       }),
       { numRuns: 2000 },
     );

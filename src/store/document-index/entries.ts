@@ -7,6 +7,7 @@
 // - references: the ids of the `_ref`s the document holds, as GROQ's references() finds them.
 import { createHash } from 'node:crypto';
 import { encodeScalar } from './values.ts';
+import { referencedIds } from '../../groq/functions/references.ts';
 
 export type PathKind = 's' | 'o' | 'a';
 
@@ -76,29 +77,4 @@ export function indexEntries(document: Record<string, unknown> & { _type: string
 export function parseShapePaths(paths: unknown): Map<string, PathKind> {
   const list = (typeof paths === 'string' ? JSON.parse(paths) : paths) as [string, PathKind][];
   return new Map(list);
-}
-
-/**
- * The ids a document references, exactly as GROQ's references() sees them (src/groq/functions/
- * references.ts; test/groq/planner-index.test.ts checks that both agree): an object with a truthy
- * `_ref` is a reference, and its other attributes are not searched.
- */
-export function referencedIds(document: unknown): Set<string> {
-  const ids = new Set<string>();
-  const stack: unknown[] = [document];
-  while (stack.length > 0) {
-    const current = stack.pop();
-    if (typeof current !== 'object' || current === null) continue;
-    if (Array.isArray(current)) {
-      for (const item of current) if (typeof item === 'object' && item !== null) stack.push(item);
-      continue;
-    }
-    const ref = (current as { _ref?: unknown })._ref;
-    if (ref) {
-      if (typeof ref === 'string') ids.add(ref);
-    } else {
-      for (const item of Object.values(current)) if (typeof item === 'object' && item !== null) stack.push(item);
-    }
-  }
-  return ids;
 }
