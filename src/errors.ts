@@ -17,6 +17,7 @@ export type ErrorCode =
   | 'UNSUPPORTED_MEDIA_TYPE'
   | 'QUERY_TOO_LARGE'
   | 'RATE_LIMITED'
+  | 'SERVER_BUSY'
   | 'INTERNAL';
 
 const STATUS: Record<ErrorCode, number> = {
@@ -34,6 +35,7 @@ const STATUS: Record<ErrorCode, number> = {
   QUERY_TOO_LARGE: 422,
   RATE_LIMITED: 429,
   INTERNAL: 500,
+  SERVER_BUSY: 503,
 };
 
 export class AppError extends Error {

@@ -3,11 +3,11 @@ import { badRequest } from '../errors.ts';
 import type { DocumentChangeRecord } from '../store/repos/document-changes.ts';
 import type { UnnumberedRevision } from '../store/repos/revisions.ts';
 import { baseIdOf, isDraftId } from './document-ids.ts';
-import { requireStorable } from './document-rules.ts';
+import { MAX_DOCUMENT_HEAP_BYTES, requireStorable } from './document-rules.ts';
+import { heapBytesOf } from '../json/json-weight.ts';
 import type { DocumentEvent } from '../webhooks/events.ts';
 import { newId } from '../new-id.ts';
 import { TimeSlices } from '../time-slices.ts';
-import { heapShare } from '../heap-share.ts';
 
 export type { DocumentEvent } from '../webhooks/events.ts';
 
@@ -85,14 +85,15 @@ export function revisionOf(context: ChangeContext, document: StoredDocument): Un
 const MIB = 1024 * 1024;
 
 /**
- * The text of stored documents one transaction may read (to change them or look at them), in
- * bytes: a sixteenth of the heap limit (HEAP_LIMIT_MB; 32 MiB at its default of 512), and at
- * least 16 MiB, the largest mutation body, so that any document one request can write, one can
- * change. A transaction holds what it reads about three times over until it commits (as read, as
- * changed, written out): 200 patches of documents of 200 KB took 127 MB of heap, and one patch
- * each of enough of them ended the server.
+ * What the stored documents one transaction reads (to change them or look at them) may take in
+ * memory, in bytes, each counted as the larger of its text and its parse (heapBytesOf): as much
+ * as one document may take (MAX_DOCUMENT_HEAP_BYTES: a sixteenth of HEAP_LIMIT_MB, 32 MiB at its
+ * default of 512), so that any document one request can write, one can change. A transaction
+ * holds what it reads about three times over until it commits (as read, as changed, written out):
+ * 200 patches of documents of 200 KB took 127 MB of heap, and one patch each of enough of them
+ * ended the server; so did patches of documents of few bytes and many objects.
  */
-export const MAX_TRANSACTION_READ_BYTES = Math.max(16 * MIB, Math.floor(heapShare(1 / 16) / MIB) * MIB);
+export const MAX_TRANSACTION_READ_BYTES = MAX_DOCUMENT_HEAP_BYTES;
 
 /**
  * The documents one transaction reads and writes. Mutations work on it in memory; `commit` then
@@ -112,7 +113,7 @@ export class ChangeSet {
   /** Documents this transaction copied, which it alone holds and may change in place (editable). */
   private readonly owned = new WeakSet<StoredDocument>();
   private readonly slices = new TimeSlices();
-  /** The stored documents read so far, and their text in bytes. */
+  /** The stored documents read so far, and what they take (their text, or their parse when larger). */
   private read = { documents: 0, bytes: 0 };
 
   constructor(tx: Repositories, context: ChangeContext) {
@@ -135,10 +136,11 @@ export class ChangeSet {
     if (!this.loaded.has(id)) {
       const found = await this.tx.documents.getWithTextLength(this.context.projectId, this.context.dataset, id);
       if (found) {
-        this.read = { documents: this.read.documents + 1, bytes: this.read.bytes + found.bytes };
+        const bytes = Math.max(found.bytes, heapBytesOf(found.document, MAX_TRANSACTION_READ_BYTES));
+        this.read = { documents: this.read.documents + 1, bytes: this.read.bytes + bytes };
         if (this.read.bytes > MAX_TRANSACTION_READ_BYTES) {
           throw badRequest(
-            `The transaction reads more than ${MAX_TRANSACTION_READ_BYTES / MIB} MiB of stored documents (${this.read.documents} so far, the last ${id}): ` +
+            `The transaction reads more than ${MAX_TRANSACTION_READ_BYTES / MIB} MiB of stored documents, counted as they take in memory (${this.read.documents} so far, the last ${id}): ` +
               'send its changes in several smaller transactions',
           );
         }

@@ -7,16 +7,29 @@
 // - more than 10,000 distinct attribute paths, the items of an array sharing theirs (`body[].text`
 //   is one path however many blocks there are). Every path costs the write (index rows, the
 //   shape, the change log) on the server's thread, while the writer is held: one object of
-//   500,000 keys held the server for 6 s. Sanity allows 1,000 (8,000 on its largest plan).
+//   500,000 keys held the server for 6 s. Sanity allows 1,000 (8,000 on its largest plan);
+// - more than MAX_DOCUMENT_HEAP_BYTES of heap once parsed: a sixteenth of the heap limit
+//   (HEAP_LIMIT_MB; 32 MiB at its default of 512), and at least 17 MiB, so that the largest
+//   mutation body (16 MiB) of text is always a document. Text is not what a document weighs:
+//   2 MB of `[{},{},…]` parse into 45 MB, and transactions and imports read documents by the
+//   hundred.
 
 import { badRequest } from '../errors.ts';
+import { heapShare } from '../heap-share.ts';
+import { heapBytesOf } from '../json/json-weight.ts';
+
+const MIB = 1024 * 1024;
 
 export const MAX_DOCUMENT_DEPTH = 1000;
 export const MAX_DOCUMENT_PATHS = 10_000;
+export const MAX_DOCUMENT_HEAP_BYTES = Math.max(17 * MIB, Math.floor(heapShare(1 / 16) / MIB) * MIB);
 
 export const TOO_DEEP = `nests objects and arrays more than ${MAX_DOCUMENT_DEPTH} levels deep`;
 export const NOT_TEXT = 'holds a string or key that is not Unicode text (the character U+0000, or half of a surrogate pair)';
 export const TOO_MANY_PATHS = `has more than ${MAX_DOCUMENT_PATHS.toLocaleString('en')} distinct attribute paths (the items of an array share theirs)`;
+export const TOO_HEAVY =
+  `takes more than ${MAX_DOCUMENT_HEAP_BYTES / MIB} MiB of memory once parsed (64 bytes for each object or array, 8 for each value; ` +
+  'a sixteenth of HEAP_LIMIT_MB): hold the content in fewer objects and arrays, or in several documents';
 
 /** The attribute paths met so far below one path: a trie, so that no path is built as a string. */
 type PathNode = Map<string, PathNode>;
@@ -80,6 +93,7 @@ export function unstorable(value: unknown): string | undefined {
       }
     }
   }
+  if (heapBytesOf(value, MAX_DOCUMENT_HEAP_BYTES) > MAX_DOCUMENT_HEAP_BYTES) return TOO_HEAVY;
   return undefined;
 }
 

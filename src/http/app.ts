@@ -17,6 +17,7 @@ import { publishingRoutes } from '../routes/data/publishing.ts';
 import { actionRoutes } from '../routes/data/actions.ts';
 import { historyRoutes } from '../routes/data/history.ts';
 import { registerJsonParser } from './json-parser.ts';
+import { BodyMemory } from './body-memory.ts';
 import { registerRequestTimeouts } from './request-timeouts.ts';
 import { RequestLog } from './request-log.ts';
 import { rewriteVersionedUrl } from './api-dialect.ts';
@@ -86,7 +87,7 @@ export async function buildApp(services: Services, options: AppOptions = {}): Pr
   };
   const app = options.tls ? secureFastify(serverOptions, options.tls, services.config.requestTimeouts.idleMs) : Fastify(serverOptions);
   registerValidation(app);
-  registerJsonParser(app);
+  registerJsonParser(app, new BodyMemory());
   registerRequestTimeouts(app, services.config.requestTimeouts);
   // Once the instance is shutting down, every response closes its connection: clients reconnect
   // (through the load balancer, elsewhere), and a request finishing during close leaves no idle

@@ -24,8 +24,9 @@ function send(reply: FastifyReply, statusCode: number, message: string) {
 export function registerErrorHandling(app: FastifyInstance): void {
   app.setErrorHandler((error: FastifyError | AppError | Error, request, reply) => {
     if (error instanceof AppError) {
-      // A 5xx is ours to fix: logged once, with what caused it and its stack.
-      if (error.statusCode >= 500) request.log.error({ err: error.cause ?? error }, error.message);
+      // A 500 is ours to fix: logged once, with what caused it and its stack. A 503 is load shed.
+      if (error.code === 'INTERNAL') request.log.error({ err: error.cause ?? error }, error.message);
+      else if (error.code === 'SERVER_BUSY') request.log.warn(error.message);
       reply.headers(error.headers);
       return send(reply, error.statusCode, error.message);
     }

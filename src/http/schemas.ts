@@ -19,6 +19,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   409: 'Conflict',
   413: 'Payload too large',
   429: 'Rate limit exceeded (see Retry-After)',
+  503: 'The server is busy with large requests (see Retry-After)',
 };
 
 /** Response schemas for the given error statuses (429 is added everywhere). */

@@ -4,7 +4,8 @@ import { requireProjectRole } from '../access/access-control.ts';
 import { actorIdOf } from '../content/actor.ts';
 import { documentChange, documentEvent, revisionOf, type ChangeContext } from '../content/change-set.ts';
 import { baseIdOf, isValidDocumentId, DOCUMENT_ID_PATTERN } from '../content/document-ids.ts';
-import { unstorable } from '../content/document-rules.ts';
+import { MAX_DOCUMENT_HEAP_BYTES, TOO_HEAVY, unstorable } from '../content/document-rules.ts';
+import { parsedJsonBytes } from '../json/json-weight.ts';
 import { parseRequestJson } from '../json/request-json.ts';
 import type { NumberedLine } from './ndjson-lines.ts';
 import { newId } from '../new-id.ts';
@@ -19,11 +20,12 @@ export interface ImportResult {
 
 /**
  * Documents are written a batch at a time, so memory holds one batch whatever the import's size:
- * BATCH documents, or fewer once their lines come to BATCH_TEXT characters (500 documents of
- * 1 MB would be half a gigabyte, twice over with the batch being written).
+ * BATCH documents, or fewer once their parse comes to BATCH_HEAP bytes, as estimated from their
+ * lines (500 documents of 1 MB would be half a gigabyte, twice over with the batch being written;
+ * and a line of 8 MB can parse into 180 MB).
  */
 const BATCH = 500;
-const BATCH_TEXT = 8 * 1024 * 1024;
+const BATCH_HEAP = 16 * 1024 * 1024;
 /** At most this many line errors are reported (the counts stay exact). */
 const MAX_REPORTED_ERRORS = 1000;
 const SYSTEM_PREFIXES = ['system.', '_.'];
@@ -77,7 +79,7 @@ export class ImportService {
       // Writers of the dataset's documents wait while the import runs (docs/decisions.md, Export and import).
       await tx.documents.lockDataset(project.id, dataset);
       let batch: Parsed[] = [];
-      let batchText = 0;
+      let batchHeap = 0;
       // One batch is written while the next is read and parsed (on PostgreSQL the database works
       // while this process parses); never more than one write is in flight.
       let writing: Promise<void> = Promise.resolve();
@@ -90,7 +92,8 @@ export class ImportService {
         for await (const { line, text, error } of lines) {
           if (error === undefined && text.trim() === '') continue;
           result.total++;
-          const parsed = error ?? parseLine(text);
+          const heap = error === undefined ? parsedJsonBytes(text) : 0;
+          const parsed = error ?? parseLine(text, heap);
           if (typeof parsed === 'string') {
             if (result.errors.length < MAX_REPORTED_ERRORS) result.errors.push({ line, error: parsed });
             continue;
@@ -100,12 +103,12 @@ export class ImportService {
             continue;
           }
           batch.push({ line, document: parsed });
-          batchText += text.length;
-          if (batch.length >= BATCH || batchText >= BATCH_TEXT) {
+          batchHeap += heap;
+          if (batch.length >= BATCH || batchHeap >= BATCH_HEAP) {
             await writing;
             write(batch);
             batch = [];
-            batchText = 0;
+            batchHeap = 0;
           }
         }
         await writing;
@@ -120,8 +123,13 @@ export class ImportService {
   }
 }
 
-/** The document of a line, or why it is not one. */
-function parseLine(text: string): (JsonObject & { _id: string; _type: string }) | string {
+/**
+ * The document of a line, or why it is not one. `heap` is what its parse is estimated to take
+ * (parsedJsonBytes): a line far beyond what a document may take is not parsed at all. The
+ * estimate counts the text twice over, hence the margin; the document's own rule is exact.
+ */
+function parseLine(text: string, heap: number): (JsonObject & { _id: string; _type: string }) | string {
+  if (heap > 2 * MAX_DOCUMENT_HEAP_BYTES) return `the document ${TOO_HEAVY}`;
   let value: unknown;
   try {
     // The rule of every request body: a __proto__ key, or constructor.prototype, makes the line an error.

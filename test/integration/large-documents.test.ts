@@ -178,11 +178,11 @@ describe(`a dataset of large documents on a small heap (${testEngine})`, () => {
 
   it('refuses (400) a transaction that reads more stored documents than its share of the heap, and keeps serving', async () => {
     // 300 of them, 60 MB of text, held about three times over: past the 128 MB heap (200 already
-    // ended the server). A transaction may read a sixteenth of the heap, and at least 16 MiB.
+    // ended the server). A transaction may read a sixteenth of the heap, and at least 17 MiB.
     const patch = (count: number) => ({ mutations: Array.from({ length: count }, (_, i) => ({ patch: { id: `large-${String(100 + i).padStart(4, '0')}`, set: { touched: count } } })) });
     const refused = await server.request<{ message: string }>('POST', '/api/v1/data/mutate/production', { token, headers, body: patch(300) });
     expect(refused.status).toBe(400);
-    expect(refused.body.message).toMatch(/^The transaction reads more than 16 MiB of stored documents \(\d+ so far, the last large-\d+\): send its changes in several smaller transactions$/);
+    expect(refused.body.message).toMatch(/^The transaction reads more than 17 MiB of stored documents, counted as they take in memory \(\d+ so far, the last large-\d+\): send its changes in several smaller transactions$/);
     await alive();
     // Nothing of it was written; a transaction within the bound is.
     const untouched = await server.request<{ result: number }>('POST', '/api/v1/data/query/production', { token, headers, body: { query: 'count(*[_type == "large" && defined(touched)])' } });

@@ -48,7 +48,7 @@ export const actionRoutes: FastifyPluginAsync<{ services: Services }> = async (a
             required: ['transactionId'],
             resultsDescription: 'Only in a dry run: each document the transaction would write',
           }),
-          ...errorResponses(400, 401, 403, 404, 409, 413),
+          ...errorResponses(400, 401, 403, 404, 409, 413, 503),
         },
       },
     },

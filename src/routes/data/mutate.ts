@@ -50,7 +50,7 @@ export const mutateRoutes: FastifyPluginAsync<{ services: Services }> = async (a
         },
         response: {
           200: writeAnswerSchema(['create', 'update', 'delete', 'none'], ['id', 'operation'], { required: ['transactionId', 'results'], documentIds: true }),
-          ...errorResponses(400, 401, 403, 404, 409, 413),
+          ...errorResponses(400, 401, 403, 404, 409, 413, 503),
         },
       },
     },

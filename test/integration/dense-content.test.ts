@@ -1,0 +1,96 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase, testEngine, type TestDatabase } from '../helpers/engine.ts';
+import { processDatabaseUrl } from '../helpers/cli.ts';
+import { startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
+import { expectErrorBody } from '../helpers/test-app.ts';
+
+// A server with a small heap (128 MB), and bodies and documents of many small objects. Their text
+// says little of what they take once parsed: V8 gives every object about 56 bytes, so 3 MB of
+// `[{},{},…]` parse into 60 MB. Each test here ended the server before what it sends was counted
+// as parsed (the body before it is parsed, documents as written and as read).
+describe(`bodies and documents of many small objects on a small heap (${testEngine})`, () => {
+  let db: TestDatabase;
+  let server: ServerProcess;
+  let token: string;
+  const headers = { 'x-project': 'dense' };
+
+  beforeAll(async () => {
+    db = createTestDatabase();
+    server = await startServerProcess({ DATA_DIR: db.dataDir, DATABASE_URL: await processDatabaseUrl(db), HEAP_LIMIT_MB: '128' });
+    token = await server.login();
+    expect((await server.request('POST', '/api/v1/projects', { token, body: { name: 'Dense', slug: 'dense' } })).status).toBe(201);
+  }, 60_000);
+  afterAll(async () => {
+    await server?.kill();
+    await db?.drop();
+  });
+
+  async function alive(): Promise<void> {
+    expect((await server.request('GET', '/api/v1/health')).status).toBe(200);
+  }
+
+  const mutate = (mutations: unknown[]) => server.request<{ message: string }>('POST', '/api/v1/data/mutate/production', { token, headers, body: { mutations } });
+  const empties = (count: number): object[] => new Array<object>(count).fill({});
+  const count = async (filter: string) =>
+    (await server.request<{ result: number }>('POST', '/api/v1/data/query/production', { token, headers, body: { query: `count(*[${filter}])` } })).body.result;
+
+  it('refuses (413) a body that would take more than a request may to parse, and keeps serving', async () => {
+    // 2.7 MB of text, 58 MB of objects; the check of them pushed a step per item, 65 MB more.
+    const refused = await mutate([{ create: { _id: 'dense-huge', _type: 'dense', items: empties(900_000) } }]);
+    expect(expectErrorBody(refused, 413).message).toMatch(/^The body would take about \d+ MiB of memory to parse and write, and a request may take \d+ MiB \(5\/16 of the heap: HEAP_LIMIT_MB\): send fewer objects and arrays/);
+    await alive();
+    expect(await count('_id == "dense-huge"')).toBe(0);
+  });
+
+  it('refuses (400) a document that takes more than its share of the heap once parsed', async () => {
+    // 900 KB of text, 22 MB parsed: more than the 17 MiB a document may take on this heap.
+    const refused = await mutate([{ create: { _id: 'dense-heavy', _type: 'dense', items: empties(300_000) } }]);
+    expect(expectErrorBody(refused, 400).message).toMatch(/^mutations\[0\]\.create takes more than 17 MiB of memory once parsed/);
+    await alive();
+  });
+
+  it('keeps serving while 30 clients send large mutations at once: each is written, or refused with 503 and Retry-After', async () => {
+    // 30 bodies of 7 MB, text and 20,000 objects: their text alone is 210 MB.
+    const body = (n: number) => ({ text: `${n} ${'lorem ipsum '.repeat(500_000)}`, items: Array.from({ length: 20_000 }, (_, i) => ({ _key: `k${n}-${i}`, n: i })) });
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, n) => mutate([{ create: { _id: `burst-${n}`, _type: 'burst', ...body(n) } }])));
+    const statuses = answers.map((answer) => answer.status);
+    expect(statuses.filter((status) => status !== 200 && status !== 503), JSON.stringify(statuses)).toEqual([]);
+    const written = statuses.filter((status) => status === 200).length;
+    expect(written).toBeGreaterThan(0);
+    for (const refused of answers.filter((answer) => answer.status === 503)) {
+      expect(expectErrorBody(refused, 503).message).toBe('The server is busy with large requests; try again shortly');
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    }
+    await alive();
+    expect(await count('_type == "burst"')).toBe(written);
+  });
+
+  it('refuses (400) a transaction that reads more documents than its share of the heap, counted as parsed', async () => {
+    // Ten documents of 600 KB of text, 14 MB each once parsed: 6 MB of text, which a bound on
+    // text let through; a patch copies each of them too.
+    for (let i = 0; i < 10; i++) expect((await mutate([{ create: { _id: `dense-${i}`, _type: 'dense', items: empties(200_000) } }])).status).toBe(200);
+    const patches = Array.from({ length: 10 }, (_, i) => ({ patch: { id: `dense-${i}`, set: { touched: true } } }));
+    const refused = await mutate(patches);
+    expect(expectErrorBody(refused, 400).message).toMatch(/^The transaction reads more than 17 MiB of stored documents, counted as they take in memory \(2 so far, the last dense-1\)/);
+    await alive();
+    expect(await count('_type == "dense" && touched')).toBe(0);
+    expect((await mutate(patches.slice(0, 1))).status).toBe(200);
+    expect(await count('_type == "dense" && touched')).toBe(1);
+  });
+
+  it('imports documents of many objects a few at a time, and reports those that take too much as errors', async () => {
+    // A batch held 8 MB of lines: 13 of these, 190 MB parsed.
+    const lines = Array.from({ length: 15 }, (_, i) => JSON.stringify({ _id: `imported-${i}`, _type: 'imported', items: empties(i % 3 === 2 ? 300_000 : 200_000) }));
+    const imported = await server.request<{ created: number; errors: { line: number; error: string }[] }>('POST', '/api/v1/data/import/production', {
+      token,
+      headers: { ...headers, 'content-type': 'application/x-ndjson' },
+      rawBody: lines.join('\n'),
+    });
+    expect(imported.status, JSON.stringify(imported.body).slice(0, 300)).toBe(200);
+    expect(imported.body.created).toBe(10);
+    expect(imported.body.errors.map((error) => error.line)).toEqual([3, 6, 9, 12, 15]);
+    expect(imported.body.errors[0]!.error).toMatch(/^the document takes more than 17 MiB of memory once parsed/);
+    await alive();
+    expect(await count('_type == "imported"')).toBe(10);
+  });
+});
