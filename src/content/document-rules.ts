@@ -16,7 +16,7 @@
 
 import { badRequest } from '../errors.ts';
 import { heapShare } from '../heap-share.ts';
-import { heapBytesOf } from '../json/json-weight.ts';
+import { ownHeapBytes } from '../json/json-weight.ts';
 
 const MIB = 1024 * 1024;
 
@@ -47,6 +47,7 @@ type Pending = { value: unknown; depth: number; node: PathNode } | { items: read
 /** Why a value cannot be stored as (part of) a document, or undefined when it can. */
 export function unstorable(value: unknown): string | undefined {
   let paths = 0;
+  let heapBytes = 0;
   const below = (node: PathNode, step: string): PathNode => {
     let child = node.get(step);
     if (!child) {
@@ -75,6 +76,8 @@ export function unstorable(value: unknown): string | undefined {
       stack.pop();
       ({ value: current, depth, node } = top);
     }
+    heapBytes += ownHeapBytes(current);
+    if (heapBytes > MAX_DOCUMENT_HEAP_BYTES) return TOO_HEAVY;
     if (typeof current === 'string') {
       if (!isText(current)) return NOT_TEXT;
       continue;
@@ -93,7 +96,6 @@ export function unstorable(value: unknown): string | undefined {
       }
     }
   }
-  if (heapBytesOf(value, MAX_DOCUMENT_HEAP_BYTES) > MAX_DOCUMENT_HEAP_BYTES) return TOO_HEAVY;
   return undefined;
 }
 

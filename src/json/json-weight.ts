@@ -65,12 +65,14 @@ export function heapBytesOf(value: unknown, stopAbove = Infinity): number {
       continue;
     }
     const current = top.items[top.next++];
-    bytes += 8;
-    if (typeof current === 'string') bytes += 16 + current.length;
-    else if (typeof current === 'object' && current !== null) {
-      bytes += 64;
-      pending.push({ items: Array.isArray(current) ? current : Object.values(current), next: 0 });
-    }
+    bytes += ownHeapBytes(current);
+    if (typeof current === 'object' && current !== null) pending.push({ items: Array.isArray(current) ? current : Object.values(current), next: 0 });
   }
   return bytes;
+}
+
+/** What a parsed JSON value takes itself, not counting what it holds (heapBytesOf). */
+export function ownHeapBytes(value: unknown): number {
+  if (typeof value === 'string') return 8 + 16 + value.length;
+  return typeof value === 'object' && value !== null ? 8 + 64 : 8;
 }

@@ -245,5 +245,28 @@ describe(`document index plans (${testEngine})`, () => {
       },
     });
   });
-});
 
+  it('leaves out the content of the rows past a budget of their stored sizes, in the order asked, the first always kept', async () => {
+    const events = { kind: 'type', types: ['event'] } as const;
+    for (const order of [{ kind: 'id', descending: false } as const, { kind: 'value', path: 'day', descending: true } as const]) {
+      for (const budget of [10_000, 1]) {
+        const page = await app.services.store.documentIndex.query(projectId, 'production', { where: events, order, offset: 0, limit: 10, select: { kind: 'content' }, contentBudget: budget });
+        const rows = 'rows' in page ? page.rows : [];
+        expect(rows).toHaveLength(10);
+        // Each event is about 3 KB of text: kept while what came before stays under the budget.
+        let before = 0;
+        const kept = rows.map((row) => {
+          expect(row.contentBytes).toBeGreaterThan(3000);
+          const keep = before < budget;
+          before += row.contentBytes!;
+          return keep;
+        });
+        expect(rows.map((row) => row.content !== null)).toEqual(kept);
+        expect(kept.filter(Boolean)).toHaveLength(budget === 1 ? 1 : 4);
+        // The rows are those of the same query without a budget, in its order.
+        const whole = await app.services.store.documentIndex.query(projectId, 'production', { where: events, order, offset: 0, limit: 10, select: { kind: 'content' } });
+        expect(rows.map((row) => row.id)).toEqual(('rows' in whole ? whole.rows : []).map((row) => row.id));
+      }
+    }
+  });
+});

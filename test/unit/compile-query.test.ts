@@ -81,7 +81,7 @@ describe('the compiled statement of each access path', () => {
   it('reads the documents referencing one id in the order of its index, and several through their distinct ids', () => {
     const one: DocumentQuery = { where: { kind: 'references', ids: ['a'] }, order: byId, offset: 0, limit: 3, select: { kind: 'paths', paths: [['title']] } };
     expect(compiled('sqlite', one, { path: { kind: 'references', ids: ['a'] }, filter: [] }).text).toBe(
-      "SELECT d.id AS id, d.type AS type, json_array((d.content->'$.title')) AS content FROM document_references x CROSS JOIN documents d " +
+      "SELECT d.id AS id, d.type AS type, max(length(d.content), coalesce(d.heap_bytes, 0)) AS content_bytes, json_array((d.content->'$.title')) AS content FROM document_references x CROSS JOIN documents d " +
         'WHERE x.project_id = ? AND x.dataset = ? AND x.target_id = ? AND d.project_id = x.project_id AND d.dataset = x.dataset AND d.id = x.id ORDER BY x.id LIMIT 3 OFFSET 0',
     );
     const several: DocumentQuery = { where: { kind: 'references', ids: ['a', 'b'] }, order: byId, offset: 0, limit: null, select: { kind: 'count' } };
@@ -111,7 +111,7 @@ describe('the compiled statement of each access path', () => {
     const scoped = ['p', 'd', 'day', 'post'];
     expect(compiled('sqlite', query, { path: { kind: 'value-walk', path: 'day' }, filter: [{ kind: 'type', types: ['post'] }] })).toEqual({
       text:
-        'SELECT d.id AS id, d.type AS type, json(d.content) AS content, w.sort_value AS sort_value FROM (' +
+        'SELECT d.id AS id, d.type AS type, max(length(d.content), coalesce(d.heap_bytes, 0)) AS content_bytes, json(d.content) AS content, w.sort_value AS sort_value FROM (' +
         `WITH walked AS MATERIALIZED (SELECT d.id AS id, x.value AS sort_value ${rows} ORDER BY x.value DESC LIMIT 20) SELECT * FROM walked WHERE sort_value > ${pivot} UNION ALL ` +
         `SELECT * FROM (SELECT d.id AS id, x.value AS sort_value ${rows} AND x.value = ${pivot} ORDER BY x.id LIMIT 20) t ORDER BY sort_value DESC, id LIMIT 20 OFFSET 0` +
         ') w CROSS JOIN documents d WHERE d.project_id = ? AND d.dataset = ? AND d.id = w.id ORDER BY w.sort_value DESC, w.id',

@@ -38,13 +38,19 @@ export interface SqlDialect {
    */
   readonly documentTextBytes: string;
   /**
-   * A row of `revisions`: the length of the content it keeps, in bytes, read without reading the
-   * content; null while the revision is its document's current state (content NULL).
+   * A row of `documents`: what reading its content and parsing it takes, in bytes, the larger of
+   * documentTextBytes and `heap_bytes` (migration 017), read without reading the content.
    */
-  readonly revisionTextBytes: string;
+  readonly documentParsedBytes: string;
+  /**
+   * A row of `revisions`: what reading the content it keeps and parsing it takes, in bytes (as
+   * documentParsedBytes), read without reading the content; null while the revision is its
+   * document's current state (content NULL).
+   */
+  readonly revisionParsedBytes: string;
   /**
    * The SET list of an UPDATE of `revisions` that copies in the content of the document
-   * `currentDocument` (`FROM documents d WHERE ...`) finds, with what revisionTextBytes reads.
+   * `currentDocument` (`FROM documents d WHERE ...`) finds, with what revisionParsedBytes reads.
    */
   copyCurrentContent(currentDocument: string): string;
   /** SELECT `columns`, `seq` and `commit_order` (as text) of a log's rows after `position`, oldest first. */

@@ -10,9 +10,12 @@ export const postgresDialect: SqlDialect = {
   binaryJsonText: (column) => `CAST(${column} AS TEXT)`,
   // Kept by the database beside each document (migration 014): the stored size is compressed.
   documentTextBytes: 'content_bytes',
-  // Copied with the content (migration 016); revisions kept before it are measured as they are read.
-  revisionTextBytes: 'COALESCE(content_bytes, octet_length(content::text))',
-  copyCurrentContent: (currentDocument) => `(content, content_bytes) = (SELECT d.content, d.content_bytes ${currentDocument})`,
+  // GREATEST passes over NULLs (documents written before migration 017).
+  documentParsedBytes: 'GREATEST(content_bytes, heap_bytes)',
+  // Copied with the content (migrations 016, 017); revisions kept before them are measured as they
+  // are read. NULL where the content is (heap_bytes is then NULL too).
+  revisionParsedBytes: 'GREATEST(COALESCE(content_bytes, octet_length(content::text)), heap_bytes)',
+  copyCurrentContent: (currentDocument) => `(content, content_bytes, heap_bytes) = (SELECT d.content, d.content_bytes, d.heap_bytes ${currentDocument})`,
   // Transactions commit in another order than they take `seq`: rows go by (transaction id, seq),
   // up to the oldest transaction still running, before which nothing can appear any more.
   logAfter: (table, columns, position, limit) =>

@@ -12,9 +12,11 @@ export const sqliteDialect: SqlDialect = {
   binaryJsonText: (column) => `json(${column})`,
   // SQLite reads a blob's length from its record's header, not its pages.
   documentTextBytes: 'length(content)',
-  // Older revisions hold text, whose length() counts characters by reading it; octet_length does not.
-  revisionTextBytes: 'octet_length(content)',
-  copyCurrentContent: (currentDocument) => `content = (SELECT d.content ${currentDocument})`,
+  documentParsedBytes: 'max(length(content), coalesce(heap_bytes, 0))',
+  // Older revisions hold text, whose length() counts characters by reading it; octet_length does
+  // not. The scalar max() is NULL where the content is.
+  revisionParsedBytes: 'max(octet_length(content), coalesce(heap_bytes, 0))',
+  copyCurrentContent: (currentDocument) => `(content, heap_bytes) = (SELECT d.content, d.heap_bytes ${currentDocument})`,
   // One writer commits at a time: `seq` alone is commit order.
   logAfter: (table, columns, position, limit) =>
     sql`SELECT seq, CAST(commit_order AS TEXT) AS commit_order, ${raw(columns)} FROM ${raw(table)} WHERE seq > ${position.seq} ORDER BY seq LIMIT ${limit}`,

@@ -79,15 +79,25 @@ export interface DocumentQuery {
    */
   after?: { id: string; value?: string };
   select: DocumentSelection;
+  /**
+   * With whole documents: those past this many bytes of them, as they add up in the query's order
+   * by their stored sizes (DocumentRow.contentBytes), come without their content (null); the first
+   * always comes with it. For a page whose documents' sizes are not known yet: a page of 32 of
+   * 1 MB of `[{},{},…]` each was a gigabyte once parsed.
+   */
+  contentBudget?: number;
 }
 
 export interface DocumentRow {
   id: string;
   /** Unless `values` without `type`. */
   type?: string;
-  /** With `content`: the stored document; with `paths`: the array of the values selected. */
+  /**
+   * With `content`: the stored document (null past the query's contentBudget); with `paths`: the
+   * array of the values selected.
+   */
   content?: unknown;
-  /** With a whole document that did not come as text: its stored size. */
+  /** With a whole document: what it takes, as stored beside it (the larger of its text's length and its parse). */
   contentBytes?: number;
   /** With `values`: the encoded value per requested path (null where there is none). */
   values?: (string | null)[];

@@ -28,9 +28,10 @@ export async function rebuildDocumentIndexIfStale(db: Database): Promise<boolean
     const dialect = sqlDialect(tx.dialect);
     let after = ['', '', ''];
     for (;;) {
-      // A page's extent from the documents' stored sizes, then their contents (stored-size-pages.ts).
+      // A page's extent from the documents' stored sizes, then their contents (stored-size-pages.ts):
+      // the page is parsed at once, so by what they take parsed.
       const sizes = await tx.all<{ project_id: string; dataset: string; id: string; bytes: number }>(
-        `SELECT project_id, dataset, id, ${dialect.documentTextBytes} AS bytes FROM documents WHERE (project_id, dataset, id) > (?, ?, ?)
+        `SELECT project_id, dataset, id, ${dialect.documentParsedBytes} AS bytes FROM documents WHERE (project_id, dataset, id) > (?, ?, ?)
          ORDER BY project_id, dataset, id LIMIT ${PAGE}`,
         after,
       );

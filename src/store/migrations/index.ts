@@ -15,6 +15,7 @@ import { sqliteValueNumbers } from './013-sqlite-value-numbers.ts';
 import { documentTextBytes } from './014-document-text-bytes.ts';
 import { deliveryLogIndex } from './015-delivery-log-index.ts';
 import { revisionTextBytes } from './016-revision-text-bytes.ts';
+import { heapBytes } from './017-heap-bytes.ts';
 
 /**
  * Versioned migrations, applied in order on start and by `cms migrate`. A migration is never edited
@@ -54,4 +55,4 @@ export const COLUMN_TYPES: Readonly<Record<Dialect, ColumnTypes>> = {
   postgres: { timestamp: 'TIMESTAMPTZ', json: 'JSONB', binaryJson: 'JSONB', flag: 'SMALLINT', serialKey: 'BIGSERIAL PRIMARY KEY', binaryText: 'TEXT COLLATE "C"', transactionOrder: 'xid8 NOT NULL DEFAULT pg_current_xact_id()', keyedTable: '' },
 };
 
-export const migrations: readonly Migration[] = [identity, documents, assets, webhooks, documentChanges, documentIndex, documentStorage, transactionIds, changeMutations, studio, transactionHistory, valueNumbers, sqliteValueNumbers, documentTextBytes, deliveryLogIndex, revisionTextBytes];
+export const migrations: readonly Migration[] = [identity, documents, assets, webhooks, documentChanges, documentIndex, documentStorage, transactionIds, changeMutations, studio, transactionHistory, valueNumbers, sqliteValueNumbers, documentTextBytes, deliveryLogIndex, revisionTextBytes, heapBytes];

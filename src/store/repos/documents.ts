@@ -3,6 +3,7 @@ import { leadingWithin, PAGE_TEXT_BYTES } from '../stored-size-pages.ts';
 import { binaryJsonColumn, binaryJsonParam, binaryJsonText, jsonColumn, type SqlExecutor } from '../sql.ts';
 import type { StoredDocument } from '../records.ts';
 import { jsonText } from '../serialize.ts';
+import { heapBytesOf } from '../../json/json-weight.ts';
 import { DocumentIndexWriter } from '../document-index/index-writer.ts';
 
 const DRAFT_PREFIX = 'drafts.';
@@ -57,10 +58,10 @@ export class DocumentRepository {
     return row && jsonColumn<StoredDocument>(row.content);
   }
 
-  /** A document with the length in bytes of its text (what reading it costs a transaction). */
+  /** A document with what reading it took in bytes: the larger of its text's length and its parse. */
   async getWithTextLength(projectId: string, dataset: string, id: string): Promise<{ document: StoredDocument; bytes: number } | undefined> {
     const row = await this.db.get<{ content: unknown; bytes: number | string }>(
-      `SELECT ${binaryJsonColumn(this.db.dialect, 'content')} AS content, ${sqlDialect(this.db.dialect).documentTextBytes} AS bytes FROM documents WHERE project_id = ? AND dataset = ? AND id = ?`,
+      `SELECT ${binaryJsonColumn(this.db.dialect, 'content')} AS content, ${sqlDialect(this.db.dialect).documentParsedBytes} AS bytes FROM documents WHERE project_id = ? AND dataset = ? AND id = ?`,
       [projectId, dataset, id],
     );
     return row && { document: jsonColumn<StoredDocument>(row.content), bytes: Number(row.bytes) };
@@ -138,15 +139,15 @@ export class DocumentRepository {
    * meanwhile). Outside a transaction nothing would complete them: they are written at once.
    */
   async putMany(projectId: string, dataset: string, documents: readonly StoredDocument[], { deferIndex = false } = {}): Promise<void> {
-    const row = `(?, ?, ?, ?, ?, ?, ?, ${binaryJsonParam(this.db.dialect)})`;
+    const row = `(?, ?, ?, ?, ?, ?, ?, ?, ${binaryJsonParam(this.db.dialect)})`;
     for (let start = 0; start < documents.length; start += ROWS_PER_INSERT) {
       const chunk = documents.slice(start, start + ROWS_PER_INSERT);
       await this.db.write(
-        `INSERT INTO documents (project_id, dataset, id, type, rev, created_at, updated_at, content)
+        `INSERT INTO documents (project_id, dataset, id, type, rev, created_at, updated_at, heap_bytes, content)
          VALUES ${chunk.map(() => row).join(', ')}
          ON CONFLICT (project_id, dataset, id) DO UPDATE SET
            type = excluded.type, rev = excluded.rev, created_at = excluded.created_at,
-           updated_at = excluded.updated_at, content = excluded.content`,
+           updated_at = excluded.updated_at, heap_bytes = excluded.heap_bytes, content = excluded.content`,
         chunk.flatMap((document) => [
           projectId,
           dataset,
@@ -155,6 +156,7 @@ export class DocumentRepository {
           document._rev,
           document._createdAt,
           document._updatedAt,
+          heapBytesOf(document),
           jsonText(document),
         ]),
       );

@@ -24,8 +24,11 @@ const COLUMNS = 'id, project_id, dataset, document_id, revision, is_draft, trans
 const CURRENT_DOCUMENT = `FROM documents d WHERE d.project_id = revisions.project_id AND d.dataset = revisions.dataset
   AND d.id = (CASE WHEN revisions.is_draft = 1 THEN 'drafts.' || revisions.document_id ELSE revisions.document_id END)`;
 const CURRENT_CONTENT = `SELECT d.content ${CURRENT_DOCUMENT}`;
-/** The length in bytes of a revision's text, read without reading it (the document's columns alone are in the subquery's scope). */
-const textBytes = (dialect: Dialect) => `COALESCE(${sqlDialect(dialect).revisionTextBytes}, (SELECT ${sqlDialect(dialect).documentTextBytes} ${CURRENT_DOCUMENT}))`;
+/**
+ * What reading a revision's content and parsing it takes, in bytes (the larger of its text's length
+ * and its parse), read without reading it (the document's columns alone are in the subquery's scope).
+ */
+const textBytes = (dialect: Dialect) => `COALESCE(${sqlDialect(dialect).revisionParsedBytes}, (SELECT ${sqlDialect(dialect).documentParsedBytes} ${CURRENT_DOCUMENT}))`;
 /**
  * A revision with its content, taken from the document while the revision is its current state.
  * Copies of a document's content are binary JSON like it (SQLite: older revisions hold text).

@@ -18,10 +18,11 @@ export interface IndexDialect {
   /** The content of the documents row `d` as selected: whole, or the values at some paths. */
   content(select: DocumentSelection): string;
   /**
-   * Where a whole document does not come as its text, its stored size (read without reading it),
-   * selected beside it, so that pages can be sized by what they hold; null where it comes as text.
+   * What a whole document takes (read without reading it: what its parse takes, and where it does
+   * not come as its text, the larger of that and its text's length), selected beside it, so that
+   * pages can be sized by what they hold.
    */
-  readonly contentBytes: string | null;
+  readonly contentBytes: string;
   /**
    * How each candidate row (aliased `row`) meets its entries row `e`: a join, and its conditions.
    * `window`: the statement has a window, so few of the candidates are read. `rowId`: the row's id

@@ -17,8 +17,9 @@ export const postgresIndexDialect: IndexDialect = {
   // jsonb's text has the default collation; the index's order is that of "C".
   entryValue: (path) => sql`(e.vals->>(${path}::text)) COLLATE "C"`,
   position: (text, needle) => sql`strpos(${text}, ${needle})`,
-  // The length of the document's text (migration 014), not its compressed size as stored.
-  contentBytes: 'd.content_bytes',
+  // The length of the document's text (migration 014), not its compressed size as stored, or its
+  // parse where larger (migration 017).
+  contentBytes: 'GREATEST(d.content_bytes, d.heap_bytes)',
   content(select) {
     if (select.kind !== 'paths') return 'd.content';
     if (select.paths.length === 1) return `jsonb_build_array(${valueAtPath('d.content', select.paths[0]!)})`;

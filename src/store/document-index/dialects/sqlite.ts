@@ -26,7 +26,8 @@ export const sqliteIndexDialect: IndexDialect = {
   // Indexed names hold no dot, quote or backslash (entries.ts): the quoted label needs no escapes.
   entryValue: (path) => sql`json_extract(e.vals, ${`$."${path}"`})`,
   position: (text, needle) => sql`instr(${text}, ${needle})`,
-  contentBytes: null,
+  // Read beside the content, whose overflow pages SQLite walks anyway.
+  contentBytes: 'max(length(d.content), coalesce(d.heap_bytes, 0))',
   content: (select) =>
     select.kind === 'paths' ? `json_array(${select.paths.map(valueAtPath).join(', ')})` : sqliteDialect.binaryJsonColumn('d.content'),
   joinEntries: (row, _, rowId = `${row}.id`) => ({ join: ' CROSS JOIN document_entries e', conditions: [`e.project_id = ${row}.project_id`, `e.dataset = ${row}.dataset`, `e.id = ${rowId}`] }),

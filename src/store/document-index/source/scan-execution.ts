@@ -308,25 +308,31 @@ export class ScanExecution {
    * asked as it is requested.
    */
   private async *rowPages(first: DocumentQuery, pageSize: number, cap?: () => number, total = Infinity): AsyncGenerator<DocumentRow[]> {
-    // Whole documents are read a few first, as their size is not known: a page of a thousand
-    // 200 KB documents was 200 MB at once. After, a page holds about PAGE_TEXT_BYTES of text at the
-    // largest size per document seen so far.
+    // Documents (whole or in part) are read a few first, as their size is not known: a page of a
+    // thousand 200 KB documents was 200 MB at once. After, a page holds about PAGE_TEXT_BYTES of
+    // them at the largest size per document seen so far (of a part, its document's).
     let perRow = 0;
     const sized = (query: DocumentQuery): DocumentQuery => {
       const fitting = perRow === 0 ? pageSize : Math.floor(PAGE_TEXT_BYTES / perRow);
       return { ...query, limit: Math.max(1, Math.min(pageSize, fitting, cap ? cap() : pageSize, total - read)) };
     };
     let read = 0;
-    let query: DocumentQuery | null = first.select.kind === 'content' ? { ...first, limit: Math.min(first.limit ?? FIRST_DOCUMENTS, FIRST_DOCUMENTS) } : first;
+    // The first page is also cut where its documents add up to a page (their stored sizes come
+    // with them): the rows past that come without content, and are read again in the next page.
+    const documents = first.select.kind === 'content' || first.select.kind === 'paths';
+    let query: DocumentQuery | null = documents ? { ...first, limit: Math.min(first.limit ?? FIRST_DOCUMENTS, FIRST_DOCUMENTS), contentBudget: PAGE_TEXT_BYTES } : first;
     let next: Promise<DocumentRow[]> | null = this.rows(query);
     while (query && next) {
-      const rows: DocumentRow[] = await next;
+      const fetched: DocumentRow[] = await next;
+      const cut: number = query.contentBudget === undefined ? -1 : fetched.findIndex((row) => row.content === null);
+      const rows: DocumentRow[] = cut === -1 ? fetched : fetched.slice(0, cut);
       read += rows.length;
       if (rows.length > 0) perRow = Math.max(perRow, textCharacters(rows) / rows.length);
-      const last = rows[rows.length - 1];
+      const last: DocumentRow | undefined = rows[rows.length - 1];
       // A first page's offset (a window's start) is behind the page after it. Nothing is read
       // ahead past what the caller wants (a lookup's one document was a second round trip).
-      query = last && rows.length === query.limit && read < total ? { ...query, offset: 0, limit: pageSize, after: { id: last.id, value: last.sortValue } } : null;
+      const more: boolean = cut !== -1 || fetched.length === query.limit;
+      query = last && more && read < total ? { ...query, offset: 0, limit: pageSize, after: { id: last.id, value: last.sortValue }, contentBudget: undefined } : null;
       next = null;
       // Where the database reads beside this thread, the next page is read while the evaluator
       // works on this one (memory then holds two pages).
@@ -479,12 +485,13 @@ interface ValueWalk {
 const FIRST_DOCUMENTS = 32;
 
 /**
- * Characters of the whole documents among `rows`: of their text, or where they came parsed, the
- * length of their text in bytes (at least its characters).
+ * What the whole documents among `rows` take, in characters or bytes: the larger of their text's
+ * length (where they came parsed, in bytes: at least its characters) and what their parse takes
+ * (stored beside them; a few MB of small objects parse into hundreds).
  */
 function textCharacters(rows: readonly DocumentRow[]): number {
   let characters = 0;
-  for (const row of rows) characters += typeof row.content === 'string' ? row.content.length : (row.contentBytes ?? 0);
+  for (const row of rows) characters += Math.max(typeof row.content === 'string' ? row.content.length : 0, row.contentBytes ?? 0);
   return characters;
 }
 

@@ -19,7 +19,7 @@ export interface RawRow {
   id: string;
   type?: string;
   content?: unknown;
-  /** With whole documents that do not come as text: their stored size (IndexDialect.contentBytes). */
+  /** With whole documents: what they take (IndexDialect.contentBytes). */
   content_bytes?: number;
   sort_value?: string;
   n?: number;
@@ -110,6 +110,9 @@ export type Through = { kind: 'id'; id: Sql } | { kind: 'value'; key: ValueKey }
 
 export function compileQuery(dialect: IndexDialect, scope: Scope, query: DocumentQuery, plan: IndexPlan, through?: Through, walked?: WalkedRows): CompiledQuery {
   const { select, order, after } = query;
+  if (query.contentBudget !== undefined && readsContent(select)) {
+    return withinContentBudget(compileQuery(dialect, scope, { ...query, contentBudget: undefined }, plan, through, walked), query.contentBudget);
+  }
   if (readsContent(select) && order.kind === 'value' && query.limit !== null) return windowThenContent(dialect, scope, query, plan);
   const rows = walked
     ? { table: sql`(${walked.rows}) x`, alias: 'x' as const, conditions: [], valuePath: walked.path }
@@ -427,7 +430,8 @@ function columnsOf(
   // Ids alone (a slice's end, a window's ids) leave the type out, so that an index of ids is read alone.
   const idsAlone = select.kind === 'values' && !select.type && select.paths.length === 0;
   if (layout.joinsDocuments && !idsAlone) selected.push([raw('d.type'), 'type']);
-  if (select.kind === 'content' && dialect.contentBytes !== null) selected.push([raw(dialect.contentBytes), 'content_bytes']);
+  // Parts of documents are sized by their documents: a part can be all of one.
+  if (readsContent(select)) selected.push([raw(dialect.contentBytes), 'content_bytes']);
   if (select.kind !== 'values') selected.push([raw(dialect.content(select)), 'content']);
   else {
     select.paths.forEach((path, i) => {
@@ -442,6 +446,25 @@ function columnsOf(
 }
 
 /**
+ * `compiled`, a statement of whole documents, with the content of its rows past `budget` bytes of
+ * them (by content_bytes, added up in the statement's order) left out: DocumentQuery.contentBudget.
+ * PostgreSQL's window keeps the out-of-line content of the rows it holds as pointers, and reads
+ * only what it sends.
+ */
+function withinContentBudget(compiled: CompiledQuery, budget: number): CompiledQuery {
+  const order = (alias: string) =>
+    compiled
+      .resultOrder!.split(', ')
+      .map((term) => `${alias}.${term}`)
+      .join(', ');
+  const columns = compiled.columns.map((name) =>
+    name === 'content' ? `CASE WHEN r.running - r.content_bytes < ${Math.floor(budget)} THEN r.content END AS content` : `r.${name} AS ${name}`,
+  );
+  const statement = sql`SELECT ${raw(columns.join(', '))} FROM (SELECT q.*, SUM(q.content_bytes) OVER (ORDER BY ${raw(order('q'))} ROWS UNBOUNDED PRECEDING) AS running FROM (${compiled.statement}) q) r ORDER BY ${raw(order('r'))}`;
+  return { ...compiled, statement };
+}
+
+/**
  * A window of whole documents in a value's order: the window's ids first, then their content.
  * Ties on the value are sorted by id, and the sort holds every row of a tied group that reaches
  * into the window: with the content in those rows, a page of posts by day read and copied every
@@ -450,8 +473,7 @@ function columnsOf(
 function windowThenContent(dialect: IndexDialect, scope: Scope, query: DocumentQuery, plan: IndexPlan): CompiledQuery {
   const ids = compileQuery(dialect, scope, { ...query, select: IDS_ALONE }, plan);
   const orderBy = `w.sort_value${query.order.descending ? ' DESC' : ''}, w.id`;
-  const bytes = query.select.kind === 'content' && dialect.contentBytes !== null ? `${dialect.contentBytes} AS content_bytes, ` : '';
-  const statement = sql`SELECT d.id AS id, d.type AS type, ${raw(bytes)}${raw(dialect.content(query.select))} AS content, w.sort_value AS sort_value FROM (${ids.statement}) w CROSS JOIN documents d WHERE d.project_id = ${scope.projectId} AND d.dataset = ${scope.dataset} AND d.id = w.id ORDER BY ${raw(orderBy)}`;
-  const columns = ['id', 'type', ...(bytes ? ['content_bytes'] : []), 'content', 'sort_value'];
+  const statement = sql`SELECT d.id AS id, d.type AS type, ${raw(dialect.contentBytes)} AS content_bytes, ${raw(dialect.content(query.select))} AS content, w.sort_value AS sort_value FROM (${ids.statement}) w CROSS JOIN documents d WHERE d.project_id = ${scope.projectId} AND d.dataset = ${scope.dataset} AND d.id = w.id ORDER BY ${raw(orderBy)}`;
+  const columns = ['id', 'type', 'content_bytes', 'content', 'sort_value'];
   return { statement, columns, resultOrder: ids.resultOrder, valueColumns: [] };
 }
