@@ -1,4 +1,4 @@
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyReply, FastifyRequest, preParsingHookHandler } from 'fastify';
 import type { BodyMemory } from './body-memory.ts';
 
 /**
@@ -6,12 +6,23 @@ import type { BodyMemory } from './body-memory.ts';
  * no body (clients often send `Content-Type: application/json` on a POST without one: publish),
  * and that a body is parsed only once the memory it takes is free (BodyMemory).
  */
+/** Methods Fastify reads no body for. */
+const BODYLESS = new Set(['GET', 'HEAD', 'TRACE']);
+
 export function registerJsonParser(app: FastifyInstance, memory: BodyMemory): void {
   const parse = app.getDefaultJsonParser('error', 'error');
-  // A parser is given the request only; what a body takes is given back with its reply.
+  // A parser is given the request only; what a body takes is given back with its reply. Routes
+  // that take no body (most requests are GETs) are left without the hook.
   const replies = new WeakMap<FastifyRequest, FastifyReply>();
-  app.addHook('preParsing', async (request, reply) => {
+  const remember: preParsingHookHandler = (request, reply, payload, done) => {
     replies.set(request, reply);
+    done(null, payload);
+  };
+  app.addHook('onRoute', (route) => {
+    const methods = Array.isArray(route.method) ? route.method : [route.method];
+    if (methods.every((method) => BODYLESS.has(method))) return;
+    const own = route.preParsing === undefined ? [] : Array.isArray(route.preParsing) ? route.preParsing : [route.preParsing];
+    route.preParsing = [...own, remember];
   });
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {

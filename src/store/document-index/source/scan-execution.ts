@@ -319,8 +319,10 @@ export class ScanExecution {
     let read = 0;
     // The first page is also cut where its documents add up to a page (their stored sizes come
     // with them): the rows past that come without content, and are read again in the next page.
+    // One document (a lookup) comes whole however large: nothing to cut.
     const documents = first.select.kind === 'content' || first.select.kind === 'paths';
-    let query: DocumentQuery | null = documents ? { ...first, limit: Math.min(first.limit ?? FIRST_DOCUMENTS, FIRST_DOCUMENTS), contentBudget: PAGE_TEXT_BYTES } : first;
+    const firstLimit = Math.min(first.limit ?? FIRST_DOCUMENTS, FIRST_DOCUMENTS);
+    let query: DocumentQuery | null = documents ? { ...first, limit: firstLimit, ...(firstLimit > 1 ? { contentBudget: PAGE_TEXT_BYTES } : {}) } : first;
     let next: Promise<DocumentRow[]> | null = this.rows(query);
     while (query && next) {
       const fetched: DocumentRow[] = await next;
