@@ -1,10 +1,12 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, preParsingHookHandler } from 'fastify';
 import type { BodyMemory } from './body-memory.ts';
+import { internalError } from '../errors.ts';
 
 /**
  * Fastify's JSON parser (with its prototype-poisoning protection), except that an empty body is
  * no body (clients often send `Content-Type: application/json` on a POST without one: publish),
- * and that a body is parsed only once the memory it takes is free (BodyMemory).
+ * as is the body of a request to no route, and that a body is parsed only once the memory it
+ * takes is free (BodyMemory).
  */
 /** Methods Fastify reads no body for. */
 const BODYLESS = new Set(['GET', 'HEAD', 'TRACE']);
@@ -27,13 +29,19 @@ export function registerJsonParser(app: FastifyInstance, memory: BodyMemory): vo
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
     const text = typeof body === 'string' ? body : body.toString('utf8');
-    if (text.trim() === '') {
+    // A route that does not exist is answered 404 without its body: nothing reads it.
+    if (text.trim() === '' || request.is404) {
       done(null, undefined);
+      return;
+    }
+    const reply = replies.get(request);
+    if (!reply) {
+      done(internalError('The request body could not be read', new Error(`BUG: no reply known for ${request.method} ${request.routeOptions.url ?? request.url}`)), undefined);
       return;
     }
     let admitted: Promise<void> | undefined;
     try {
-      admitted = memory.admit(text, replies.get(request)!);
+      admitted = memory.admit(text, reply);
     } catch (error) {
       done(error as Error, undefined);
       return;

@@ -17,6 +17,11 @@ describe(`HTTP conventions (${testEngine})`, () => {
     expect(expectErrorBody(await app.request('GET', '/api/v1/nothing-here'), 404).message).toContain('/api/v1/nothing-here');
     expectErrorBody(await app.request('DELETE', '/api/v1/projects', { token: app.admin }), 404);
     expectErrorBody(await app.request('GET', '/'), 404);
+    // With a JSON body, which no route reads (it was parsed without a route's hooks, and failed with 500).
+    for (const path of ['/api/v1/nothing-here', '/v2021-06-07/users', '/v1/users/x']) {
+      expectErrorBody(await app.request('POST', path, { token: app.admin, body: { email: '' } }), 404);
+      expectErrorBody(await app.request('PUT', path, { token: app.admin, rawBody: '{', headers: { 'content-type': 'application/json' } }), 404);
+    }
   });
 
   it('answers malformed JSON on protected routes with 400 once authenticated, 401 before', async () => {
