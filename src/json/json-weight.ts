@@ -1,3 +1,5 @@
+import { BACKSLASH, COLON, COMMA, OPEN_ARRAY, OPEN_OBJECT, QUOTE } from './json-characters.ts';
+
 /**
  * About how many bytes of heap `JSON.parse(text)` makes, read from the text alone (it is parsed
  * only once it is known to fit). The text's length says little: V8 gives every object about
@@ -22,19 +24,12 @@ export function parsedJsonBytes(text: string): number {
       i = end + 1;
       continue;
     }
-    if (c === OPEN_BRACE || c === OPEN_BRACKET) containers++;
+    if (c === OPEN_OBJECT || c === OPEN_ARRAY) containers++;
     else if (c === COMMA) commas++;
     i++;
   }
   return 2 * length + 64 * containers + 16 * valueStrings + 4 * commas;
 }
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COLON = 0x3a;
-const COMMA = 0x2c;
-const OPEN_BRACE = 0x7b;
-const OPEN_BRACKET = 0x5b;
 
 /** The index of the quote that ends the string whose text starts at `from` (the text's length if none does). */
 function closingQuote(text: string, from: number): number {

@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, testEngine, withConnection, type TestDatabase } from '../helpers/engine.ts';
+import { createTestDatabase, testEngine, type TestDatabase } from '../helpers/engine.ts';
 import { processDatabaseUrl } from '../helpers/cli.ts';
-import { startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
+import type { ServerProcess } from '../helpers/server-process.ts';
+import { expectServing, restartWithStaleIndex, startSmallHeapServer } from '../helpers/small-heap-server.ts';
 import { expectErrorBody } from '../helpers/test-app.ts';
 import { openEventStream } from '../helpers/listen.ts';
 
@@ -15,23 +16,18 @@ describe(`bodies and documents of many small objects on a small heap (${testEngi
   let token: string;
   let databaseUrl: string;
   const headers = { 'x-project': 'dense' };
-  const settings = () => ({ DATA_DIR: db.dataDir, DATABASE_URL: databaseUrl, HEAP_LIMIT_MB: '128' });
 
   beforeAll(async () => {
     db = createTestDatabase();
     databaseUrl = await processDatabaseUrl(db);
-    server = await startServerProcess(settings());
-    token = await server.login();
-    expect((await server.request('POST', '/api/v1/projects', { token, body: { name: 'Dense', slug: 'dense' } })).status).toBe(201);
+    ({ server, token } = await startSmallHeapServer(db, databaseUrl, { name: 'Dense', slug: 'dense' }));
   }, 60_000);
   afterAll(async () => {
     await server?.kill();
     await db?.drop();
   });
 
-  async function alive(): Promise<void> {
-    expect((await server.request('GET', '/api/v1/health')).status).toBe(200);
-  }
+  const alive = () => expectServing(server);
 
   const mutate = (mutations: unknown[]) => server.request<{ message: string }>('POST', '/api/v1/data/mutate/production', { token, headers, body: { mutations } });
   const empties = (count: number): object[] => new Array<object>(count).fill({});
@@ -140,11 +136,7 @@ describe(`bodies and documents of many small objects on a small heap (${testEngi
   });
 
   it('starts again and rebuilds the document index of them (as after an upgrade that changes it)', async () => {
-    await server.kill();
-    const stale = "UPDATE document_index_state SET value = '0' WHERE name = 'version'";
-    await withConnection(db, { sqlite: (connection) => void connection.prepare(stale).run(), postgres: async (client) => void (await client.query(stale)) });
-    server = await startServerProcess(settings(), { startTimeoutMs: 120_000 });
-    token = await server.login();
+    ({ server, token } = await restartWithStaleIndex(server, db, databaseUrl));
     expect(await count('_type == "imported"')).toBe(10);
   });
 });

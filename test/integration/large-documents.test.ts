@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, testEngine, withConnection, type TestDatabase } from '../helpers/engine.ts';
 import { processDatabaseUrl } from '../helpers/cli.ts';
-import { startServerProcess, type ServerProcess } from '../helpers/server-process.ts';
+import type { ServerProcess } from '../helpers/server-process.ts';
+import { expectServing, restartWithStaleIndex, startSmallHeapServer } from '../helpers/small-heap-server.ts';
 import { openEventStream, type EventStream } from '../helpers/listen.ts';
 
 // A server with a small heap (128 MB), and a dataset of large documents: 480 of 200 KB, 96 MB of
@@ -20,14 +21,11 @@ describe(`a dataset of large documents on a small heap (${testEngine})`, () => {
   let token: string;
   let databaseUrl: string;
   const headers = { 'x-project': 'large' };
-  const settings = () => ({ DATA_DIR: db.dataDir, DATABASE_URL: databaseUrl, HEAP_LIMIT_MB: '128' });
 
   beforeAll(async () => {
     db = createTestDatabase();
     databaseUrl = await processDatabaseUrl(db);
-    server = await startServerProcess(settings());
-    token = await server.login();
-    expect((await server.request('POST', '/api/v1/projects', { token, body: { name: 'Large', slug: 'large' } })).status).toBe(201);
+    ({ server, token } = await startSmallHeapServer(db, databaseUrl, { name: 'Large', slug: 'large' }));
     // Repetitive text, which PostgreSQL stores compressed tens of times: pages cut by that stored
     // size (instead of the text's length) held the whole dataset at once.
     const body = (i: number) => `${i} ${'lorem ipsum '.repeat(BODY_BYTES / 12)}`;
@@ -46,9 +44,7 @@ describe(`a dataset of large documents on a small heap (${testEngine})`, () => {
     await db?.drop();
   });
 
-  async function alive(): Promise<void> {
-    expect((await server.request('GET', '/api/v1/health')).status).toBe(200);
-  }
+  const alive = () => expectServing(server);
 
   it('exports every document', async () => {
     const response = await fetch(`${server.url}/api/v1/data/export/production`, { headers: { authorization: `Bearer ${token}`, ...headers } });
@@ -60,11 +56,7 @@ describe(`a dataset of large documents on a small heap (${testEngine})`, () => {
   });
 
   it('starts again and rebuilds the document index of them (as after an upgrade that changes it)', async () => {
-    await server.kill();
-    const stale = "UPDATE document_index_state SET value = '0' WHERE name = 'version'";
-    await withConnection(db, { sqlite: (connection) => void connection.prepare(stale).run(), postgres: async (client) => void (await client.query(stale)) });
-    server = await startServerProcess(settings(), { startTimeoutMs: 120_000 });
-    token = await server.login();
+    ({ server, token } = await restartWithStaleIndex(server, db, databaseUrl));
     const found = await server.request<{ result: string[] }>('POST', '/api/v1/data/query/production', { token, headers, body: { query: '*[_type == "large" && n >= 470] | order(n)._id' } });
     expect(found.body.result).toEqual(Array.from({ length: 10 }, (_, i) => `large-${String(470 + i).padStart(4, '0')}`));
   });
