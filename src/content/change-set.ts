@@ -220,8 +220,9 @@ export class ChangeSet {
     const replaced: string[] = [];
     for (const id of this.changed.keys()) if ((await this.original(id)) !== null) replaced.push(baseIdOf(id));
     if (replaced.length > 0) await tx.revisions.preserveCurrent(context.projectId, context.dataset, [...new Set(replaced)]);
+    const heapBytes = new Map<string, number>();
     for (const [id, after] of this.changed) {
-      if (after) requireStorable(after, `document ${id}`);
+      if (after) heapBytes.set(id, requireStorable(after, `document ${id}`));
       await this.pause();
     }
     // Pauses between the steps of each document too: each step of a 16 MB document is a long one.
@@ -231,7 +232,7 @@ export class ChangeSet {
       if (after === null && before === null) continue;
       logged.push(documentChange(context, id, before?._rev ?? null, after?._rev ?? null, this.mutations.get(id) ?? null));
       if (after) {
-        await tx.documents.put(context.projectId, context.dataset, after);
+        await tx.documents.put(context.projectId, context.dataset, after, heapBytes.get(id));
         await this.pause();
         await tx.revisions.insertNext(revisionOf(context, after));
       } else {

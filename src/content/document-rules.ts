@@ -46,6 +46,12 @@ type Pending = { value: unknown; depth: number; node: PathNode } | { items: read
 
 /** Why a value cannot be stored as (part of) a document, or undefined when it can. */
 export function unstorable(value: unknown): string | undefined {
+  const checked = storageCheck(value);
+  return 'problem' in checked ? checked.problem : undefined;
+}
+
+/** Why a value cannot be stored as (part of) a document; or, when it can, what it takes parsed (heapBytesOf). */
+export function storageCheck(value: unknown): { problem: string } | { heapBytes: number } {
   let paths = 0;
   let heapBytes = 0;
   const below = (node: PathNode, step: string): PathNode => {
@@ -77,33 +83,35 @@ export function unstorable(value: unknown): string | undefined {
       ({ value: current, depth, node } = top);
     }
     heapBytes += ownHeapBytes(current);
-    if (heapBytes > MAX_DOCUMENT_HEAP_BYTES) return TOO_HEAVY;
+    if (heapBytes > MAX_DOCUMENT_HEAP_BYTES) return { problem: TOO_HEAVY };
     if (typeof current === 'string') {
-      if (!isText(current)) return NOT_TEXT;
+      if (!isText(current)) return { problem: NOT_TEXT };
       continue;
     }
     if (typeof current !== 'object' || current === null) continue;
-    if (depth > MAX_DOCUMENT_DEPTH) return TOO_DEEP;
+    if (depth > MAX_DOCUMENT_DEPTH) return { problem: TOO_DEEP };
     if (Array.isArray(current)) {
       if (current.length > 0) stack.push({ items: current, next: 0, depth: depth + 1, node: below(node, '[]') });
     } else {
       // Not Object.entries: an object of a million keys would be copied whole before the count stops it.
       for (const key in current) {
         if (!Object.hasOwn(current, key)) continue;
-        if (!isText(key)) return NOT_TEXT;
+        if (!isText(key)) return { problem: NOT_TEXT };
         stack.push({ value: (current as Record<string, unknown>)[key], depth: depth + 1, node: below(node, key) });
-        if (paths > MAX_DOCUMENT_PATHS) return TOO_MANY_PATHS;
+        if (paths > MAX_DOCUMENT_PATHS) return { problem: TOO_MANY_PATHS };
       }
     }
   }
-  return undefined;
+  return { heapBytes };
 }
 
 /**
- * Refuses (400) a value that cannot be stored, `at` naming it. Documents and patches are checked as
- * they are parsed, before their transaction holds the writer, and documents again as written.
+ * Refuses (400) a value that cannot be stored, `at` naming it; else what it takes parsed. Documents
+ * and patches are checked as they are parsed, before their transaction holds the writer, and
+ * documents again as written.
  */
-export function requireStorable(value: unknown, at: string): void {
-  const problem = unstorable(value);
-  if (problem) throw badRequest(`${at} ${problem}`);
+export function requireStorable(value: unknown, at: string): number {
+  const checked = storageCheck(value);
+  if ('problem' in checked) throw badRequest(`${at} ${checked.problem}`);
+  return checked.heapBytes;
 }

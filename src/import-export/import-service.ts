@@ -4,8 +4,8 @@ import { requireProjectRole } from '../access/access-control.ts';
 import { actorIdOf } from '../content/actor.ts';
 import { documentChange, documentEvent, revisionOf, type ChangeContext } from '../content/change-set.ts';
 import { baseIdOf, isValidDocumentId, DOCUMENT_ID_PATTERN } from '../content/document-ids.ts';
-import { MAX_DOCUMENT_HEAP_BYTES, TOO_HEAVY, unstorable } from '../content/document-rules.ts';
-import { parsedJsonBytes } from '../json/json-weight.ts';
+import { MAX_DOCUMENT_HEAP_BYTES, storageCheck, TOO_HEAVY } from '../content/document-rules.ts';
+import { DENSEST_JSON, parsedJsonBytes } from '../json/json-weight.ts';
 import { parseRequestJson } from '../json/request-json.ts';
 import type { NumberedLine } from './ndjson-lines.ts';
 import { newId } from '../new-id.ts';
@@ -34,6 +34,8 @@ const ISO_TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d
 interface Parsed {
   line: number;
   document: JsonObject & { _id: string; _type: string };
+  /** What the document takes parsed (heapBytesOf). */
+  heapBytes: number;
 }
 
 function isObject(value: unknown): value is JsonObject {
@@ -92,18 +94,17 @@ export class ImportService {
         for await (const { line, text, error } of lines) {
           if (error === undefined && text.trim() === '') continue;
           result.total++;
-          const heap = error === undefined ? parsedJsonBytes(text) : 0;
-          const parsed = error ?? parseLine(text, heap);
+          const parsed = error ?? parseLine(text);
           if (typeof parsed === 'string') {
             if (result.errors.length < MAX_REPORTED_ERRORS) result.errors.push({ line, error: parsed });
             continue;
           }
-          if (SYSTEM_PREFIXES.some((prefix) => parsed._id.startsWith(prefix))) {
+          if (SYSTEM_PREFIXES.some((prefix) => parsed.document._id.startsWith(prefix))) {
             result.skipped++;
             continue;
           }
-          batch.push({ line, document: parsed });
-          batchHeap += heap;
+          batch.push({ line, ...parsed });
+          batchHeap += parsed.heapBytes;
           if (batch.length >= BATCH || batchHeap >= BATCH_HEAP) {
             await writing;
             write(batch);
@@ -124,12 +125,14 @@ export class ImportService {
 }
 
 /**
- * The document of a line, or why it is not one. `heap` is what its parse is estimated to take
- * (parsedJsonBytes): a line far beyond what a document may take is not parsed at all. The
- * estimate counts the text twice over, hence the margin; the document's own rule is exact.
+ * The document of a line with what it takes parsed, or why it is not one. A line whose parse is
+ * estimated (parsedJsonBytes, from its text) far beyond what a document may take is not parsed
+ * at all; the estimate counts the text twice over, hence the margin, and the document's own rule
+ * is exact. Lines too short to parse into that much, whatever they hold, are not scanned.
  */
-function parseLine(text: string, heap: number): (JsonObject & { _id: string; _type: string }) | string {
-  if (heap > 2 * MAX_DOCUMENT_HEAP_BYTES) return `the document ${TOO_HEAVY}`;
+function parseLine(text: string): { document: JsonObject & { _id: string; _type: string }; heapBytes: number } | string {
+  const margin = 2 * MAX_DOCUMENT_HEAP_BYTES;
+  if (text.length * DENSEST_JSON > margin && parsedJsonBytes(text) > margin) return `the document ${TOO_HEAVY}`;
   let value: unknown;
   try {
     // The rule of every request body: a __proto__ key, or constructor.prototype, makes the line an error.
@@ -141,9 +144,9 @@ function parseLine(text: string, heap: number): (JsonObject & { _id: string; _ty
   if (typeof value._type !== 'string' || value._type.length === 0) return '_type is required (a non-empty string)';
   if (value._id === undefined) value._id = newId();
   if (!isValidDocumentId(value._id)) return `_id must match ${DOCUMENT_ID_PATTERN}`;
-  const problem = unstorable(value);
-  if (problem) return `the document ${problem}`;
-  return value as JsonObject & { _id: string; _type: string };
+  const checked = storageCheck(value);
+  if ('problem' in checked) return `the document ${checked.problem}`;
+  return { document: value as JsonObject & { _id: string; _type: string }, heapBytes: checked.heapBytes };
 }
 
 async function writeBatch(tx: Repositories, context: ChangeContext, batch: Parsed[], replace: boolean, result: ImportResult): Promise<void> {
@@ -179,7 +182,7 @@ async function writeBatch(tx: Repositories, context: ChangeContext, batch: Parse
   const replacedIds = firstDocuments.filter((document) => existing.has(document._id)).map((document) => baseIdOf(document._id));
   if (replacedIds.length > 0) await tx.revisions.preserveCurrent(projectId, dataset, [...new Set(replacedIds)]);
   // The index rows of new documents are written once, sorted, when the import's transaction completes.
-  await tx.documents.putMany(projectId, dataset, documents, { deferIndex: true });
+  await tx.documents.putMany(projectId, dataset, documents, { deferIndex: true, heapBytes: new Map(batch.map((entry) => [entry.document._id, entry.heapBytes])) });
   const latest = await tx.revisions.latestNumbers(projectId, dataset, [...new Set(firstDocuments.map((document) => baseIdOf(document._id)))]);
   await tx.revisions.insertMany(
     firstDocuments.map((document) => {

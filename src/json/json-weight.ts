@@ -1,6 +1,13 @@
 import { BACKSLASH, COLON, COMMA, OPEN_ARRAY, OPEN_OBJECT, QUOTE } from './json-characters.ts';
 
 /**
+ * The most parsedJsonBytes counts for one character of text: arrays nested in arrays, each 64
+ * bytes for its two characters, with the text twice over. A text of n characters never counts more
+ * than n times this.
+ */
+export const DENSEST_JSON = 34;
+
+/**
  * About how many bytes of heap `JSON.parse(text)` makes, read from the text alone (it is parsed
  * only once it is known to fit). The text's length says little: V8 gives every object about
  * 56 bytes and every array about 48, so 16 MB of `[{},{},…]` parse into 290 MB, more than half of

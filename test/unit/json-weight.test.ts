@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { heapBytesOf, parsedJsonBytes } from '../../src/json/json-weight.ts';
+import { DENSEST_JSON, heapBytesOf, parsedJsonBytes } from '../../src/json/json-weight.ts';
 
 /** What a value is made of, counted from the value itself. */
 function parts(value: unknown): { containers: number; valueStrings: number; commas: number; values: number; characters: number } {
@@ -78,5 +78,16 @@ describe('what a parsed JSON value takes', () => {
     const stopped = heapBytesOf(value, 1000);
     expect(stopped).toBeGreaterThan(1000);
     expect(stopped).toBeLessThan(1000 + 200);
+  });
+});
+
+describe('the densest JSON text', () => {
+  it('never counts more than DENSEST_JSON per character', () => {
+    for (const text of ['[]', '{}', '[[[[]]]]', JSON.stringify(new Array(100).fill({})), '[' + '[],'.repeat(99) + '[]]', '""', '[0,0,0]']) {
+      expect(parsedJsonBytes(text)).toBeLessThanOrEqual(DENSEST_JSON * text.length);
+    }
+    fc.assert(fc.property(json, (value) => parsedJsonBytes(JSON.stringify(value)) <= DENSEST_JSON * JSON.stringify(value).length));
+    // Nested arrays reach it.
+    expect(parsedJsonBytes('[[[[]]]]')).toBe(DENSEST_JSON * 8);
   });
 });

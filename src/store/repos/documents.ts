@@ -127,9 +127,9 @@ export class DocumentRepository {
     return found;
   }
 
-  /** Inserts or replaces a document. */
-  async put(projectId: string, dataset: string, document: StoredDocument): Promise<void> {
-    await this.putMany(projectId, dataset, [document]);
+  /** Inserts or replaces a document; `heapBytes`: what it takes parsed, when the caller has counted it (heapBytesOf). */
+  async put(projectId: string, dataset: string, document: StoredDocument, heapBytes?: number): Promise<void> {
+    await this.putMany(projectId, dataset, [document], heapBytes === undefined ? {} : { heapBytes: new Map([[document._id, heapBytes]]) });
   }
 
   /**
@@ -137,8 +137,14 @@ export class DocumentRepository {
    * `deferIndex`: the index rows of new documents are written when the transaction completes,
    * sorted over all of its writes (DocumentIndexWriter.replace; for a writer that reads no index
    * meanwhile). Outside a transaction nothing would complete them: they are written at once.
+   * `heapBytes`: what documents take parsed, by id, where the caller has counted it (else counted here).
    */
-  async putMany(projectId: string, dataset: string, documents: readonly StoredDocument[], { deferIndex = false } = {}): Promise<void> {
+  async putMany(
+    projectId: string,
+    dataset: string,
+    documents: readonly StoredDocument[],
+    { deferIndex = false, heapBytes }: { deferIndex?: boolean; heapBytes?: ReadonlyMap<string, number> } = {},
+  ): Promise<void> {
     const row = `(?, ?, ?, ?, ?, ?, ?, ?, ${binaryJsonParam(this.db.dialect)})`;
     for (let start = 0; start < documents.length; start += ROWS_PER_INSERT) {
       const chunk = documents.slice(start, start + ROWS_PER_INSERT);
@@ -156,7 +162,7 @@ export class DocumentRepository {
           document._rev,
           document._createdAt,
           document._updatedAt,
-          heapBytesOf(document),
+          heapBytes?.get(document._id) ?? heapBytesOf(document),
           jsonText(document),
         ]),
       );
