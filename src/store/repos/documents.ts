@@ -8,8 +8,14 @@ import { DocumentIndexWriter } from '../document-index/index-writer.ts';
 
 const DRAFT_PREFIX = 'drafts.';
 const IDS_PER_QUERY = 500;
-// 8 values a row: well under SQLite's 32,766 and PostgreSQL's 65,535 bound parameters.
+// 9 values a row: well under SQLite's 32,766 and PostgreSQL's 65,535 bound parameters.
 const ROWS_PER_INSERT = 500;
+
+/** What documents read at once may take, in bytes of their stored sizes, and what exceeding it does (throws). */
+export interface ContentLimit {
+  bytes: number;
+  exceeded(held: string): never;
+}
 
 /** The current documents of every dataset. */
 export class DocumentRepository {
@@ -113,16 +119,27 @@ export class DocumentRepository {
     return { missing: ids.filter((id) => !lengths.has(id)), texts: texts() };
   }
 
-  async getMany(projectId: string, dataset: string, ids: readonly string[]): Promise<StoredDocument[]> {
+  /**
+   * The documents of `ids` that exist. `within`: what they may take together, as their stored
+   * sizes say (the larger of text and parse), and what exceeding it does (throws); the text of
+   * each is parsed only once it fits: ten referenced documents of 14 MB once parsed, 6 MB of text,
+   * ended a server with a 128 MB heap when parsed at once.
+   */
+  async getMany(projectId: string, dataset: string, ids: readonly string[], within?: ContentLimit): Promise<StoredDocument[]> {
     const found: StoredDocument[] = [];
+    let bytes = 0;
     for (let start = 0; start < ids.length; start += IDS_PER_QUERY) {
       const chunk = ids.slice(start, start + IDS_PER_QUERY);
-      const rows = await this.db.all<{ content: unknown }>(
-        `SELECT ${binaryJsonColumn(this.db.dialect, 'content')} AS content FROM documents WHERE ${idsIn(chunk)}`,
+      const rows = await this.db.all<{ content: string; bytes: number | string }>(
+        `SELECT ${binaryJsonText(this.db.dialect, 'content')} AS content, ${sqlDialect(this.db.dialect).documentParsedBytes} AS bytes FROM documents WHERE ${idsIn(chunk)}`,
         [projectId, dataset, ...chunk],
         { planOnce: true },
       );
-      for (const row of rows) found.push(jsonColumn<StoredDocument>(row.content));
+      for (const row of rows) {
+        bytes += Math.max(row.content.length, Number(row.bytes));
+        if (within && bytes > within.bytes) within.exceeded(`${bytes} or more bytes of documents`);
+        found.push(JSON.parse(row.content) as StoredDocument);
+      }
     }
     return found;
   }

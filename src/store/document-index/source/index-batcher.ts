@@ -2,6 +2,7 @@ import type { PlannerReads } from '../../store.ts';
 import type { DocumentQuery, DocumentQueryResult } from '../document-query.ts';
 import type { ShapeInfo } from '../entries.ts';
 import type { AskedQuery } from '../reader.ts';
+import type { ContentLimit } from '../../repos/documents.ts';
 
 type Waiting<T> = { resolve: (value: T) => void; reject: (error: unknown) => void };
 
@@ -46,11 +47,14 @@ export class IndexBatcher {
   private readonly contents = new Requests<string, unknown>();
   private readonly shapes = new Requests<string, string | null>();
   private flushing = false;
+  /** What the documents of one batch may take (DocumentRepository.getMany), where a limit applies. */
+  private readonly contentLimit: ContentLimit | undefined;
 
-  constructor(reads: PlannerReads, projectId: string, dataset: string) {
+  constructor(reads: PlannerReads, projectId: string, dataset: string, contentLimit?: ContentLimit) {
     this.reads = reads;
     this.projectId = projectId;
     this.dataset = dataset;
+    this.contentLimit = contentLimit;
   }
 
   /** A query, with the dataset's shapes where the caller read them (DocumentIndexReader.query). */
@@ -86,6 +90,6 @@ export class IndexBatcher {
       const results = await reads.documentIndex.queryMany(projectId, dataset, asked);
       return new Map(asked.map((query, i) => [query, results[i]!]));
     });
-    await contents(async (ids) => new Map((await reads.documents.getMany(projectId, dataset, ids)).map((document) => [document._id, document])));
+    await contents(async (ids) => new Map((await reads.documents.getMany(projectId, dataset, ids, this.contentLimit)).map((document) => [document._id, document])));
   }
 }

@@ -5,6 +5,7 @@ import type { StatementCounter } from '../../sql.ts';
 import { ConditionTranslator } from './constraint-conditions.ts';
 import { IndexBatcher } from './index-batcher.ts';
 import { ScanExecution, type DatasetShapes, type ScanContext, type ScanReport } from './scan-execution.ts';
+import type { ContentLimit } from '../../repos/documents.ts';
 
 /** Documents per page of a streamed query: whole, or assembled from a few indexed values. */
 const PAGE_SIZES = { documents: 1000, values: 10_000 };
@@ -63,7 +64,7 @@ export class StoreDocumentSource implements DocumentSource {
     this.reads = store.countedReads(this.counter);
     this.projectId = projectId;
     this.dataset = dataset;
-    this.batcher = new IndexBatcher(this.reads, projectId, dataset);
+    this.batcher = new IndexBatcher(this.reads, projectId, dataset, this.contentLimit());
   }
 
   /** Statements sent to the database so far: the index's, its probes', dereferences', the shapes'. */
@@ -101,7 +102,7 @@ export class StoreDocumentSource implements DocumentSource {
     if (wanted.length > 0) {
       for (const id of wanted) this.byId.set(id, null);
       work.push(
-        this.reads.documents.getMany(this.projectId, this.dataset, wanted).then((documents) => {
+        this.reads.documents.getMany(this.projectId, this.dataset, wanted, this.contentLimit()).then((documents) => {
           for (const document of documents) this.byId.set(document._id, document);
         }),
       );
@@ -109,6 +110,12 @@ export class StoreDocumentSource implements DocumentSource {
     if (this.wantAll && !this.all) work.push(this.loadAll());
     await Promise.all(work);
     if (this.limit && this.held() > this.limit.documents) this.limit.exceeded(`${this.held()} or more documents`);
+  }
+
+  /** What documents read by id at once may take (their stored sizes), under a limit: as much as the characters of documents it holds. */
+  private contentLimit(): ContentLimit | undefined {
+    const limit = this.limit;
+    return limit && { bytes: limit.textCharacters, exceeded: (held) => limit.exceeded(held) };
   }
 
   /** Documents held for this query (or page): scan answers, dereferences, the whole dataset. */
