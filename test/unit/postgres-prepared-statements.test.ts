@@ -126,7 +126,8 @@ describe('PostgreSQL: statements prepared on their connection', () => {
       expect((await statementsOn(false)).some((text) => text.includes('COUNT('))).toBe(false);
       expect(statements.some((text) => /ORDER BY .* LIMIT 2 /.test(text))).toBe(true);
       expect(statements.some((text) => text.includes('FROM document_shapes'))).toBe(true);
-      expect(statements.some((text) => text.startsWith('SELECT content AS content FROM documents'))).toBe(true);
+      // The dereference: the documents' text with their sizes, parsed as they fit (DocumentRepository.getMany).
+      expect(statements.some((text) => text.startsWith('SELECT CAST(content AS TEXT) AS content, GREATEST(content_bytes, heap_bytes) AS bytes FROM documents'))).toBe(true);
       expect(statements.some((text) => text.includes('COUNT('))).toBe(false);
       expect(statements.some((text) => /OFFSET [1-9]/.test(text))).toBe(false);
     } finally {
