@@ -2,15 +2,15 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, preParsingHookHandl
 import type { BodyMemory } from './body-memory.ts';
 import { internalError } from '../errors.ts';
 
+/** Methods Fastify reads no body for. */
+const BODYLESS = new Set(['GET', 'HEAD', 'TRACE']);
+
 /**
  * Fastify's JSON parser (with its prototype-poisoning protection), except that an empty body is
  * no body (clients often send `Content-Type: application/json` on a POST without one: publish),
  * as is the body of a request to no route, and that a body is parsed only once the memory it
  * takes is free (BodyMemory).
  */
-/** Methods Fastify reads no body for. */
-const BODYLESS = new Set(['GET', 'HEAD', 'TRACE']);
-
 export function registerJsonParser(app: FastifyInstance, memory: BodyMemory): void {
   const parse = app.getDefaultJsonParser('error', 'error');
   // A parser is given the request only; what a body takes is given back with its reply. Routes
