@@ -4,7 +4,6 @@ import type { DocumentChangeRecord } from '../store/repos/document-changes.ts';
 import type { UnnumberedRevision } from '../store/repos/revisions.ts';
 import { baseIdOf, isDraftId } from './document-ids.ts';
 import { MAX_DOCUMENT_HEAP_BYTES, requireStorable } from './document-rules.ts';
-import { heapBytesOf } from '../json/json-weight.ts';
 import type { DocumentEvent } from '../webhooks/events.ts';
 import { newId } from '../new-id.ts';
 import { TimeSlices } from '../time-slices.ts';
@@ -86,7 +85,7 @@ const MIB = 1024 * 1024;
 
 /**
  * What the stored documents one transaction reads (to change them or look at them) may take in
- * memory, in bytes, each counted as the larger of its text and its parse (heapBytesOf): as much
+ * memory, in bytes, each counted as the larger of its text and its parse (getWithTextLength): as much
  * as one document may take (MAX_DOCUMENT_HEAP_BYTES: a sixteenth of HEAP_LIMIT_MB, 32 MiB at its
  * default of 512), so that any document one request can write, one can change. A transaction
  * holds what it reads about three times over until it commits (as read, as changed, written out):
@@ -136,8 +135,7 @@ export class ChangeSet {
     if (!this.loaded.has(id)) {
       const found = await this.tx.documents.getWithTextLength(this.context.projectId, this.context.dataset, id);
       if (found) {
-        const bytes = Math.max(found.bytes, heapBytesOf(found.document, MAX_TRANSACTION_READ_BYTES));
-        this.read = { documents: this.read.documents + 1, bytes: this.read.bytes + bytes };
+        this.read = { documents: this.read.documents + 1, bytes: this.read.bytes + found.bytes };
         if (this.read.bytes > MAX_TRANSACTION_READ_BYTES) {
           throw badRequest(
             `The transaction reads more than ${MAX_TRANSACTION_READ_BYTES / MIB} MiB of stored documents, counted as they take in memory (${this.read.documents} so far, the last ${id}): ` +

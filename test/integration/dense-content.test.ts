@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, testEngine, type TestDatabase } from '../helpers/engine.ts';
+import { createTestDatabase, testEngine, withConnection, type TestDatabase } from '../helpers/engine.ts';
 import { processDatabaseUrl } from '../helpers/cli.ts';
 import type { ServerProcess } from '../helpers/server-process.ts';
 import { expectServing, restartWithStaleIndex, startSmallHeapServer } from '../helpers/small-heap-server.ts';
@@ -72,6 +72,13 @@ describe(`bodies and documents of many small objects on a small heap (${testEngi
     const patches = Array.from({ length: 10 }, (_, i) => ({ patch: { id: `dense-${i}`, set: { touched: true } } }));
     const refused = await mutate(patches);
     expect(expectErrorBody(refused, 400).message).toMatch(/^The transaction reads more than 17 MiB of stored documents, counted as they take in memory \(2 so far, the last dense-1\)/);
+    await alive();
+    // Documents written before their parse was stored beside them are counted as they are read;
+    // written again one at a time, they have it stored again.
+    const unweighed = "UPDATE documents SET heap_bytes = NULL WHERE id IN ('dense-0', 'dense-1')";
+    await withConnection(db, { sqlite: (connection) => void connection.prepare(unweighed).run(), postgres: async (client) => void (await client.query(unweighed)) });
+    expect(expectErrorBody(await mutate(patches), 400).message).toMatch(/\(2 so far, the last dense-1\)/);
+    for (const id of ['dense-0', 'dense-1']) expect((await mutate([{ patch: { id, set: { weighed: true } } }])).status).toBe(200);
     await alive();
     expect(await count('_type == "dense" && touched')).toBe(0);
     expect((await mutate(patches.slice(0, 1))).status).toBe(200);

@@ -64,13 +64,18 @@ export class DocumentRepository {
     return row && jsonColumn<StoredDocument>(row.content);
   }
 
-  /** A document with what reading it took in bytes: the larger of its text's length and its parse. */
+  /**
+   * A document with what reading it took in bytes: the larger of its text's length and its parse
+   * (stored beside it; counted here for documents written before migration 17).
+   */
   async getWithTextLength(projectId: string, dataset: string, id: string): Promise<{ document: StoredDocument; bytes: number } | undefined> {
-    const row = await this.db.get<{ content: unknown; bytes: number | string }>(
-      `SELECT ${binaryJsonColumn(this.db.dialect, 'content')} AS content, ${sqlDialect(this.db.dialect).documentParsedBytes} AS bytes FROM documents WHERE project_id = ? AND dataset = ? AND id = ?`,
+    const row = await this.db.get<{ content: unknown; bytes: number | string; heap_bytes: number | string | null }>(
+      `SELECT ${binaryJsonColumn(this.db.dialect, 'content')} AS content, ${sqlDialect(this.db.dialect).documentTextBytes} AS bytes, heap_bytes FROM documents WHERE project_id = ? AND dataset = ? AND id = ?`,
       [projectId, dataset, id],
     );
-    return row && { document: jsonColumn<StoredDocument>(row.content), bytes: Number(row.bytes) };
+    if (!row) return undefined;
+    const document = jsonColumn<StoredDocument>(row.content);
+    return { document, bytes: Math.max(Number(row.bytes), row.heap_bytes === null ? heapBytesOf(document) : Number(row.heap_bytes)) };
   }
 
   /** The length in bytes of each existing document's text, by id, read without reading the documents. */
